@@ -124,16 +124,10 @@ type ToolResult struct {
 	Details map[string]any    `json:"details,omitempty"`
 }
 
-// PlanStep is one line of a plan.
-type PlanStep struct {
-	Title  string `json:"title"`
-	Status string `json:"status"` // "pending" | "in_progress" | "done"
-}
-
 // PlanChanged carries the lane's whole plan after a change.
 type PlanChanged struct {
 	Lane  string     `json:"lane"`
-	Steps []PlanStep `json:"steps"`
+	Steps []tools.PlanStep `json:"steps"`
 }
 
 // DeskChanged carries the lane's whole desk page after a write.

@@ -56,3 +56,29 @@ type ArgsPreview struct {
 func (DiffPreview) sealedPreview()    {}
 func (CommandPreview) sealedPreview() {}
 func (ArgsPreview) sealedPreview()    {}
+
+// Notice is a change to the console's own state that a tool reports with its
+// result (the plan, a desk page). The loop turns notices into events, so a
+// tool family never needs to know about the event stream.
+type Notice interface {
+	sealedNotice()
+}
+
+// PlanStep is one line of a plan.
+type PlanStep struct {
+	Title  string `json:"title"`
+	Status string `json:"status"` // "pending" | "in_progress" | "done"
+}
+
+// PlanNotice carries a lane's whole plan after a change.
+type PlanNotice struct {
+	Steps []PlanStep
+}
+
+// DeskNotice carries a lane's whole desk page after a write.
+type DeskNotice struct {
+	Page string
+}
+
+func (PlanNotice) sealedNotice() {}
+func (DeskNotice) sealedNotice() {}

@@ -11,6 +11,8 @@ type Result interface {
 // whose bounds are named fields (see Bounds).
 type Ok struct {
 	Payload any
+	// Notices report changes to the console's own state (plan, desk).
+	Notices []Notice
 }
 
 // Refusal is a typed, named reading: a reason the call did not do what was
