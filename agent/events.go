@@ -126,7 +126,7 @@ type ToolResult struct {
 
 // PlanChanged carries the lane's whole plan after a change.
 type PlanChanged struct {
-	Lane  string     `json:"lane"`
+	Lane  string           `json:"lane"`
 	Steps []tools.PlanStep `json:"steps"`
 }
 
