@@ -28,6 +28,10 @@ const (
 	// Knowledge.
 	SkillUnknown RefusalName = "skill.unknown"
 
+	// The console's own state (plan, desk).
+	PlanInvalid  RefusalName = "plan.invalid"   // empty title, control characters, two steps in progress, too many steps
+	DeskTooLarge RefusalName = "desk.too_large" // a desk page over its byte cap
+
 	// Delegation.
 	TaskObjective  RefusalName = "task.objective"  // vague or empty objective
 	TaskMode       RefusalName = "task.mode"       // mode not available in this boot
