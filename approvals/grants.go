@@ -1,0 +1,227 @@
+package approvals
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"staage/tools"
+)
+
+// Grant is a standing approval bound to a descriptor digest, optionally
+// narrowed to a prefix the tool understands.
+type Grant struct {
+	Tool   string       `json:"tool"`
+	Digest tools.Digest `json:"digest"`
+	Prefix string       `json:"prefix,omitempty"`
+}
+
+// GrantFile is the "always in this workspace" store: .staage/grants.json.
+//
+// The file lives in the workspace, so a repository could ship one. Each entry
+// therefore carries an HMAC under a key that lives in the operator's own
+// config directory: grants written by someone else's staage (or by hand, or
+// by a sandboxed command) do not verify and are ignored, and Problems says so.
+type GrantFile struct {
+	path      string
+	workspace string
+	key       []byte
+
+	mu       sync.Mutex
+	grants   []Grant
+	problems []string
+}
+
+type grantFileJSON struct {
+	Version int              `json:"version"`
+	Grants  []grantEntryJSON `json:"grants"`
+}
+
+type grantEntryJSON struct {
+	Grant
+	MAC string `json:"mac"`
+}
+
+// GrantFileVersion is the on-disk format version.
+const GrantFileVersion = 1
+
+// OpenGrantFile loads (or prepares) the grants file of a workspace. keyPath
+// is the operator's private key file; it is created (0600) when missing.
+func OpenGrantFile(workspace, keyPath string) (*GrantFile, error) {
+	key, err := loadOrCreateKey(keyPath)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("grants: %w", err)
+	}
+	gf := &GrantFile{path: filepath.Join(abs, ".staage", "grants.json"), workspace: abs, key: key}
+	if err := gf.load(); err != nil {
+		return nil, err
+	}
+	return gf, nil
+}
+
+func loadOrCreateKey(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		k, derr := hex.DecodeString(string(trimSpace(b)))
+		if derr != nil || len(k) < 32 {
+			return nil, fmt.Errorf("grant key %s is malformed; delete it to make a new one (existing always-grants will then be ignored)", path)
+		}
+		return k, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("grant key: %w", err)
+	}
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		return nil, fmt.Errorf("grant key: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("grant key: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return loadOrCreateKey(path) // another process won the race
+	}
+	if err != nil {
+		return nil, fmt.Errorf("grant key: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(hex.EncodeToString(k) + "\n"); err != nil {
+		return nil, fmt.Errorf("grant key: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return nil, fmt.Errorf("grant key: %w", err)
+	}
+	return k, nil
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == ' ') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (gf *GrantFile) mac(g Grant) string {
+	m := hmac.New(sha256.New, gf.key)
+	enc, _ := json.Marshal([]string{gf.workspace, g.Tool, g.Digest.String(), g.Prefix})
+	m.Write(enc)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (gf *GrantFile) load() error {
+	b, err := os.ReadFile(gf.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("grants: %w", err)
+	}
+	var doc grantFileJSON
+	if err := json.Unmarshal(b, &doc); err != nil {
+		gf.problems = append(gf.problems, fmt.Sprintf("%s is not valid JSON (%v); no always-grants loaded", gf.path, err))
+		return nil
+	}
+	if doc.Version != GrantFileVersion {
+		gf.problems = append(gf.problems, fmt.Sprintf("%s has version %d, want %d; no always-grants loaded", gf.path, doc.Version, GrantFileVersion))
+		return nil
+	}
+	for _, e := range doc.Grants {
+		if !hmac.Equal([]byte(e.MAC), []byte(gf.mac(e.Grant))) {
+			gf.problems = append(gf.problems, fmt.Sprintf("always-grant for %s (%s) was not written by this operator's staage; ignored", e.Tool, e.Digest.Short()))
+			continue
+		}
+		gf.grants = append(gf.grants, e.Grant)
+	}
+	return nil
+}
+
+// Grants returns the verified grants.
+func (gf *GrantFile) Grants() []Grant {
+	gf.mu.Lock()
+	defer gf.mu.Unlock()
+	return slices.Clone(gf.grants)
+}
+
+// Problems lists entries that were ignored and why.
+func (gf *GrantFile) Problems() []string {
+	gf.mu.Lock()
+	defer gf.mu.Unlock()
+	return slices.Clone(gf.problems)
+}
+
+// Add persists a grant (atomically: temp file, fsync, rename, fsync dir).
+func (gf *GrantFile) Add(g Grant) error {
+	gf.mu.Lock()
+	defer gf.mu.Unlock()
+	if slices.Contains(gf.grants, g) {
+		return nil
+	}
+	next := append(slices.Clone(gf.grants), g)
+	doc := grantFileJSON{Version: GrantFileVersion}
+	for _, x := range next {
+		doc.Grants = append(doc.Grants, grantEntryJSON{Grant: x, MAC: gf.mac(x)})
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("grants: %w", err)
+	}
+	if err := writeAtomic(gf.path, append(b, '\n')); err != nil {
+		return err
+	}
+	gf.grants = next
+	return nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("grants: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".staage-tmp-grants-*")
+	if err != nil {
+		return fmt.Errorf("grants: %w", err)
+	}
+	tmp := f.Name()
+	cleanup := func() { _ = os.Remove(tmp) }
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		cleanup()
+		return fmt.Errorf("grants: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		cleanup()
+		return fmt.Errorf("grants: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return fmt.Errorf("grants: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		cleanup()
+		return fmt.Errorf("grants: %w", err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("grants: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("grants: %w", err)
+	}
+	return nil
+}
