@@ -1,0 +1,159 @@
+package journal
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"staage/agent"
+)
+
+func TestSessionsDirHonoursXDGStateHome(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "/tmp/xdg-state-test")
+	d, err := SessionsDir()
+	if err != nil || d != "/tmp/xdg-state-test/staage/sessions" {
+		t.Fatalf("SessionsDir %q %v", d, err)
+	}
+	t.Setenv("XDG_STATE_HOME", "relative/ignored")
+	d, err = SessionsDir()
+	if err != nil || !filepath.IsAbs(d) || !strings.HasSuffix(d, "staage/sessions") {
+		t.Fatalf("relative XDG_STATE_HOME must be ignored: %q %v", d, err)
+	}
+}
+
+func mkSession(t *testing.T, dir, id, ws, prompt string, mtime time.Time) string {
+	t.Helper()
+	h := testHeader(id)
+	h.Workspace = ws
+	w, err := Create(dir, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Publish(agent.UsageReport{Lane: "main"})
+	if prompt != "" {
+		w.Publish(agent.UserMessage{Lane: "main", Text: prompt})
+		w.Publish(agent.UserMessage{Lane: "main", Text: "second prompt"})
+	}
+	w.Close()
+	if err := os.Chtimes(w.Path(), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	return w.Path()
+}
+
+func TestListLatestFind(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Now().Add(-10 * time.Minute).Truncate(time.Second).UTC()
+	mkSession(t, dir, "20261130T100000-aaaaaa", "/w/a", "first in a", base.Add(-3*time.Hour))
+	newestA := mkSession(t, dir, "20261130T110000-bbbbbb", "/w/a", "second in a", base.Add(-1*time.Hour))
+	mkSession(t, dir, "20261130T113000-cccccc", "/w/b", "", base)
+	os.WriteFile(filepath.Join(dir, "broken.jsonl"), []byte("{\"type\":\"hea"), 0o600)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(dir, TempPrefix+"zzz.jsonl"), []byte("x"), 0o600)
+
+	list, err := List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range list {
+		ids = append(ids, s.ID)
+	}
+	// broken.jsonl has the newest mtime (just written): it lists first.
+	if strings.Join(ids, ",") != "broken,20261130T113000-cccccc,20261130T110000-bbbbbb,20261130T100000-aaaaaa" {
+		t.Fatalf("order %v", ids)
+	}
+	if list[0].Problem == "" {
+		t.Error("broken session has no problem")
+	}
+	a := list[2]
+	if a.Workspace != "/w/a" || a.FirstPrompt != "second in a" || a.Provider != "script/demo" || a.Size == 0 || a.Started.IsZero() || !a.LastActivity.Equal(base.Add(-time.Hour)) {
+		t.Errorf("summary %+v", a)
+	}
+	if list[1].FirstPrompt != "" {
+		t.Errorf("no prompt expected, got %q", list[1].FirstPrompt)
+	}
+
+	if p, err := Latest(dir, "/w/a/"); err != nil || p != newestA {
+		t.Errorf("Latest /w/a: %q %v", p, err)
+	}
+	if _, err := Latest(dir, "/w/none"); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Latest none: %v", err)
+	}
+	if _, err := Latest(filepath.Join(dir, "missing"), "/w/a"); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Latest in a missing dir: %v", err)
+	}
+
+	if p, err := Find(dir, "20261130T110000-bbbbbb"); err != nil || p != newestA {
+		t.Errorf("Find full: %q %v", p, err)
+	}
+	if p, err := Find(dir, "20261130T11000"); err != nil || p != newestA {
+		t.Errorf("Find prefix: %q %v", p, err)
+	}
+	if _, err := Find(dir, "20261130T1"); err == nil || !strings.Contains(err.Error(), "matches 3 sessions") {
+		t.Errorf("Find ambiguous: %v", err)
+	}
+	if _, err := Find(dir, "../etc/passwd"); err == nil {
+		t.Error("Find accepted a path")
+	}
+	if _, err := Find(dir, "nothing"); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Find nothing: %v", err)
+	}
+}
+
+func TestSweep(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	mk := func(rel string, mtime time.Time) string {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("partial"), 0o600)
+		os.Chtimes(p, mtime, mtime)
+		return p
+	}
+	oldRoot := mk(TempPrefix+"a", old)
+	freshRoot := mk(TempPrefix+"b", time.Now())
+	oldState := mk(".staage/"+TempPrefix+"grants-1", old)
+	freshSub := mk("sub/"+TempPrefix+"c", time.Now())
+	keep := mk("sub/real.txt", old)
+	deep := mk("other/"+TempPrefix+"d", old)
+
+	r := &Replay{
+		Events:     []agent.Event{agent.ToolCall{Lane: "main", ID: "c1", Input: []byte(`{"path":"sub/a.txt"}`)}, agent.ToolCall{Lane: "main", ID: "c2", Input: []byte(`{"path":"../../etc/x"}`)}},
+		Unanswered: []Pending{{Lane: "main", ID: "c1", Started: true}, {Lane: "main", ID: "c2", Started: true}},
+	}
+	removed := SweepWorkspace(root, r)
+	gone := func(p string) bool { _, err := os.Stat(p); return os.IsNotExist(err) }
+	for _, p := range []string{oldRoot, oldState, freshSub} {
+		if !gone(p) {
+			t.Errorf("%s not swept", p)
+		}
+	}
+	for _, p := range []string{freshRoot, keep, deep} {
+		if gone(p) {
+			t.Errorf("%s swept", p)
+		}
+	}
+	if len(removed) != 3 {
+		t.Errorf("removed %v", removed)
+	}
+
+	// A temp journal whose creator is alive (locked) survives the sweep.
+	dir := t.TempDir()
+	f, err := os.CreateTemp(dir, TempPrefix+"live-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(dir, TempPrefix+"dead-1")
+	os.WriteFile(dead, nil, 0o600)
+	if got := SweepSessionsDir(dir); len(got) != 1 || got[0] != dead {
+		t.Errorf("SweepSessionsDir removed %v", got)
+	}
+}
