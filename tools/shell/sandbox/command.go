@@ -1,0 +1,223 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"staage/tools/shell/proc"
+)
+
+// Paths inside a product sandbox. /tmp is a private tmpfs per command; the
+// private HOME is bound into it from the sandbox's state so caches survive
+// between commands of one session.
+const (
+	innerHome   = "/tmp/home"
+	innerHelper = "/tmp/.staage-helper"
+)
+
+// devices a command may write: the harmless character devices.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// Exec is one command to run under the sandbox.
+type Exec struct {
+	Workspace string   // the read-write root; symlinks are resolved
+	Dir       string   // working directory inside Workspace; "" is Workspace
+	Argv      []string // the program and its arguments, Argv[0] absolute
+	Env       []string // the console's environment, before scrubbing
+	Timeout   time.Duration
+	Limits    proc.Limits
+}
+
+// SetupError says the sandbox could not be set up for a command (the helper
+// could not restrict itself, bwrap refused): the command did not run.
+type SetupError struct {
+	Msg string
+}
+
+func (e *SetupError) Error() string { return "sandbox setup failed: " + e.Msg }
+
+// Run prepares x under the sandbox, runs it with proc's hygiene and cleans up
+// after it. A *SetupError means the command never ran.
+func (s Sandbox) Run(ctx context.Context, x Exec) (proc.Result, error) {
+	spec, release, err := s.Prepare(ctx, x)
+	if err != nil {
+		return proc.Result{}, err
+	}
+	defer release()
+	res, err := proc.Run(ctx, spec)
+	if err != nil {
+		return res, &SetupError{Msg: err.Error()}
+	}
+	if s.Mode() != Off && res.ExitCode == helperFailCode {
+		if i := strings.Index(res.Output, helperFailPrefix); i >= 0 && (i == 0 || !strings.Contains(res.Output[:i], "\n") || s.Mode() == Product) {
+			line, _, _ := strings.Cut(res.Output[i+len(helperFailPrefix):], "\n")
+			return res, &SetupError{Msg: line}
+		}
+	}
+	if s.Mode() == Product && res.ExitCode == 1 && strings.HasPrefix(res.Output, "bwrap: ") {
+		line, _, _ := strings.Cut(res.Output, "\n")
+		return res, &SetupError{Msg: line}
+	}
+	return res, nil
+}
+
+// Prepare turns x into the program to run. The returned release must be
+// called once the program has exited (it removes placeholder mount points).
+func (s Sandbox) Prepare(ctx context.Context, x Exec) (proc.Spec, func(), error) {
+	nop := func() {}
+	if s.st == nil {
+		return proc.Spec{}, nop, &SetupError{Msg: "no sandbox mode was probed"}
+	}
+	if len(x.Argv) == 0 || !filepath.IsAbs(x.Argv[0]) {
+		return proc.Spec{}, nop, &SetupError{Msg: "the program must be an absolute path"}
+	}
+	ws, dir, err := resolveDirs(x.Workspace, x.Dir)
+	if err != nil {
+		return proc.Spec{}, nop, &SetupError{Msg: err.Error()}
+	}
+	spec := proc.Spec{Dir: dir, Timeout: x.Timeout, Limits: x.Limits}
+	st := s.st
+	switch st.mode {
+	case Off:
+		spec.Path, spec.Args, spec.Env = x.Argv[0], x.Argv, offEnv(x.Env)
+		return spec, nop, nil
+	case Bench:
+		h := helperSpec{ABI: st.abi, RW: []string{ws, st.home(), st.tmp()}, RWFiles: devices, Argv: x.Argv}
+		arg, err := json.Marshal(h)
+		if err != nil {
+			return proc.Spec{}, nop, &SetupError{Msg: err.Error()}
+		}
+		spec.Path, spec.Args = st.exe, []string{st.exe, helperArg, string(arg)}
+		spec.Env = benchEnv(x.Env, st.home(), st.tmp())
+		return spec, nop, nil
+	case Product:
+		ms, err := st.protections(ctx, ws, x.Env)
+		if err != nil {
+			return proc.Spec{}, nop, &SetupError{Msg: err.Error()}
+		}
+		release := func() { st.release(ms) }
+		h := helperSpec{ABI: st.abi, RW: []string{ws, "/tmp", "/dev/shm"}, RWFiles: devices, NoNet: true, Argv: x.Argv}
+		args, err := st.bwrapArgs(ws, dir, ms, h)
+		if err != nil {
+			release()
+			return proc.Spec{}, nop, &SetupError{Msg: err.Error()}
+		}
+		spec.Path, spec.Args = st.bwrap, args
+		spec.Env = productEnv(x.Env, innerHome, "/tmp")
+		return spec, release, nil
+	}
+	return proc.Spec{}, nop, &SetupError{Msg: fmt.Sprintf("unknown mode %q", st.mode)}
+}
+
+// bwrapArgs is the bubblewrap command line. As root bwrap keeps every
+// capability unless told otherwise: --cap-drop ALL is what stops a command
+// from remounting / read-write, and --disable-userns stops it from making a
+// nested user namespace to win them back.
+func (st *state) bwrapArgs(ws, dir string, ms []mount, h helperSpec) ([]string, error) {
+	arg, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	a := []string{st.bwrap,
+		"--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
+		"--hostname", "staage-sandbox",
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+		"--tmpfs", "/tmp",
+		"--bind", st.home(), innerHome,
+		"--ro-bind", st.exe, innerHelper,
+		"--bind", ws, ws,
+	}
+	for _, m := range ms {
+		a = append(a, m.op, m.src, m.dst)
+	}
+	a = append(a, "--chdir", dir, "--", innerHelper, helperArg, string(arg))
+	return a, nil
+}
+
+func resolveDirs(workspace, dir string) (string, string, error) {
+	if workspace == "" || !filepath.IsAbs(workspace) {
+		return "", "", fmt.Errorf("workspace %q is not an absolute path", workspace)
+	}
+	ws, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		return "", "", fmt.Errorf("workspace: %w", err)
+	}
+	if ws == "/" {
+		return "", "", errors.New("the workspace cannot be the root directory")
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return "", "", fmt.Errorf("workspace %s is not a directory", ws)
+	}
+	if dir == "" {
+		return ws, ws, nil
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(ws, dir)
+	}
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", "", fmt.Errorf("working directory: %w", err)
+	}
+	if !within(ws, d) {
+		return "", "", fmt.Errorf("working directory %s is outside the workspace", d)
+	}
+	return ws, d, nil
+}
+
+func lookBwrap() (string, error) {
+	return exec.LookPath("bwrap")
+}
+
+// selfTest runs the mode once: the helper must restrict itself and prove it
+// (a write the ruleset forbids fails, one it allows succeeds); in product
+// mode that happens inside bubblewrap, so namespaces and mounts are proven
+// too.
+func selfTest(ctx context.Context, s Sandbox) error {
+	st := s.st
+	ws := st.tmp()
+	var spec proc.Spec
+	switch st.mode {
+	case Bench:
+		h := helperSpec{ABI: st.abi, RW: []string{ws}, Probe: filepath.Join(st.dir, "deny-probe")}
+		arg, _ := json.Marshal(h)
+		spec = proc.Spec{Path: st.exe, Args: []string{st.exe, helperArg, string(arg)}}
+	case Product:
+		h := helperSpec{ABI: st.abi, RW: []string{ws}, NoNet: true, Probe: "/tmp/deny-probe"}
+		args, err := st.bwrapArgs(ws, ws, nil, h)
+		if err != nil {
+			return err
+		}
+		spec = proc.Spec{Path: st.bwrap, Args: args}
+	default:
+		return nil
+	}
+	spec.Env, spec.Dir, spec.Timeout = []string{"PATH=/usr/bin:/bin"}, ws, 10*time.Second
+	res, err := proc.Run(ctx, spec)
+	if err != nil {
+		return err
+	}
+	if res.ExitCode == 0 && strings.Contains(res.Output, probeMarker) {
+		return nil
+	}
+	out := strings.TrimSpace(res.Output)
+	if res.TimedOut {
+		return fmt.Errorf("the sandbox helper did not answer (is sandbox.HelperMain called first in main?): %s", out)
+	}
+	if out == "" {
+		out = fmt.Sprintf("exit code %d", res.ExitCode)
+	}
+	if !strings.Contains(out, helperFailPrefix) && !strings.HasPrefix(out, "bwrap") {
+		return fmt.Errorf("the sandbox helper did not answer (is sandbox.HelperMain called first in main?): %.200s", out)
+	}
+	return errors.New(out)
+}

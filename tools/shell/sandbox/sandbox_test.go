@@ -1,0 +1,362 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"staage/tools/shell/proc"
+)
+
+func TestMain(m *testing.M) {
+	if handled, code := HelperMain(); handled {
+		os.Exit(code)
+	}
+	code := m.Run()
+	for _, r := range probed.m {
+		r.sb.Close()
+	}
+	os.Exit(code)
+}
+
+// probed caches one probe per mode for the test binary: a probe starts the
+// helper once, and the machine is small.
+var probed = struct {
+	sync.Mutex
+	m map[Mode]probeResult
+}{m: map[Mode]probeResult{}}
+
+type probeResult struct {
+	sb  Sandbox
+	err error
+}
+
+// probe returns the mode or ends the test: a missing primitive fails the test
+// under CI (where .ci/run installs bubblewrap) and skips it elsewhere.
+func probe(t *testing.T, mode Mode) Sandbox {
+	t.Helper()
+	probed.Lock()
+	r, ok := probed.m[mode]
+	if !ok {
+		r.sb, r.err = Probe(context.Background(), string(mode))
+		probed.m[mode] = r
+	}
+	probed.Unlock()
+	if r.err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("probe %s under CI: %v", mode, r.err)
+		}
+		t.Skipf("probe %s: %v", mode, r.err)
+	}
+	return r.sb
+}
+
+// testEnv is a console environment with a throwaway HOME: root's real shell
+// rc is slow, and the test must not depend on it.
+func testEnv(t *testing.T) []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8",
+		"ANTHROPIC_API_KEY=sk-ant-secret-value", "MY_SERVICE_TOKEN=abc", "PLAIN=kept"}
+}
+
+func runIn(t *testing.T, sb Sandbox, ws, script string, timeout time.Duration) proc.Result {
+	t.Helper()
+	res, err := sb.Run(context.Background(), Exec{Workspace: ws, Argv: []string{"/bin/bash", "-lc", script},
+		Env: testEnv(t), Timeout: timeout})
+	if err != nil {
+		t.Fatalf("run %q: %v\n%s", script, err, res.Output)
+	}
+	return res
+}
+
+var modes = []Mode{Product, Bench, Off}
+
+func TestWritesInsideSucceed(t *testing.T) {
+	for _, m := range modes {
+		t.Run(string(m), func(t *testing.T) {
+			sb := probe(t, m)
+			ws := t.TempDir()
+			res := runIn(t, sb, ws, "mkdir -p sub && echo hi > sub/f && cat sub/f", time.Minute)
+			if res.ExitCode != 0 || res.Output != "hi\n" {
+				t.Fatalf("exit %d: %q", res.ExitCode, res.Output)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "sub", "f")); string(b) != "hi\n" {
+				t.Fatalf("file on the host: %q", b)
+			}
+		})
+	}
+}
+
+func TestWritesOutsideFail(t *testing.T) {
+	for _, m := range modes {
+		t.Run(string(m), func(t *testing.T) {
+			sb := probe(t, m)
+			ws := t.TempDir()
+			outside := t.TempDir()
+			target := filepath.Join(outside, "escaped")
+			res := runIn(t, sb, ws, fmt.Sprintf("echo x > %q; echo rc=$?", target), time.Minute)
+			_, statErr := os.Stat(target)
+			if m == Off {
+				if statErr != nil {
+					t.Fatalf("off mode is uncontained, the write should land: %q", res.Output)
+				}
+				return
+			}
+			if statErr == nil {
+				t.Fatalf("%s: a write outside the workspace landed on the host: %q", m, res.Output)
+			}
+			if !strings.Contains(res.Output, "rc=1") {
+				t.Fatalf("%s: write did not fail visibly: %q", m, res.Output)
+			}
+			// The operator's home is out of reach as well.
+			home := filepath.Join(os.TempDir(), "staage-fake-home-"+string(m))
+			os.MkdirAll(home, 0o700)
+			defer os.RemoveAll(home)
+			runIn(t, sb, ws, fmt.Sprintf("echo x > %q/.bashrc", home), time.Minute)
+			if _, err := os.Stat(filepath.Join(home, ".bashrc")); err == nil {
+				t.Fatalf("%s: wrote into a directory outside the workspace", m)
+			}
+		})
+	}
+}
+
+func gitEnvScript() string {
+	return "export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; "
+}
+
+func TestGitMvAcrossDirectories(t *testing.T) {
+	for _, m := range modes {
+		t.Run(string(m), func(t *testing.T) {
+			sb := probe(t, m)
+			ws := t.TempDir()
+			// The operator's repository: product mode does not let a command
+			// create one (see TestProductNotARepositoryStaysOne).
+			if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			res := runIn(t, sb, ws, gitEnvScript()+
+				"set -e; mkdir -p a/b c && echo x > a/b/f && git add -A && git commit -qm init && "+
+				"git mv a/b/f c/f && git commit -qm mv && mv c a/moved && git status --porcelain && echo done", time.Minute)
+			if res.ExitCode != 0 || !strings.Contains(res.Output, "done") {
+				t.Fatalf("exit %d: %s", res.ExitCode, res.Output)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "a", "moved", "f")); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestNetworkToLoopback(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	for _, m := range modes {
+		t.Run(string(m), func(t *testing.T) {
+			sb := probe(t, m)
+			res := runIn(t, sb, t.TempDir(), fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo CONNECTED || echo REFUSED", port), time.Minute)
+			connected := strings.Contains(res.Output, "CONNECTED")
+			if m == Product && connected {
+				t.Fatalf("product reached the host's loopback: %q", res.Output)
+			}
+			if m != Product && !connected {
+				t.Fatalf("%s should have the network open: %q", m, res.Output)
+			}
+		})
+	}
+}
+
+func TestProductProtectsGitAndStaage(t *testing.T) {
+	sb := probe(t, Product)
+	ws := t.TempDir()
+	git := exec.Command("git", "init", "-q", ws)
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	os.RemoveAll(filepath.Join(ws, ".git", "hooks")) // missing, as some tools leave it
+	attacks := []string{
+		"mkdir -p .git/hooks; printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit",
+		"echo '[core] fsmonitor = evil' >> .git/config",
+		"mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit",
+		"mkdir -p .staage && echo '{}' > .staage/grants.json",
+		"rm -rf .git/hooks; ln -s /tmp .git/hooks",
+	}
+	for _, a := range attacks {
+		res := runIn(t, sb, ws, a, time.Minute)
+		if res.ExitCode == 0 {
+			t.Errorf("%q succeeded: %s", a, res.Output)
+		}
+	}
+	for _, p := range []string{".git/hooks/pre-commit", ".staage/grants.json", ".git-old"} {
+		if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+			t.Errorf("%s exists on the host", p)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); strings.Contains(string(b), "evil") {
+		t.Errorf(".git/config was written: %s", b)
+	}
+	// Placeholders bwrap needed as mount points are gone after the run.
+	for _, p := range []string{".staage", ".git/hooks"} {
+		if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+			t.Errorf("placeholder %s left behind", p)
+		}
+	}
+	// Ordinary work in the repository still works.
+	res := runIn(t, sb, ws, gitEnvScript()+"echo a > a && git add a && git commit -qm a && git log --oneline | wc -l", time.Minute)
+	if res.ExitCode != 0 || strings.TrimSpace(res.Output) != "1" {
+		t.Fatalf("commit inside product: %d %s", res.ExitCode, res.Output)
+	}
+}
+
+func TestProductNotARepositoryStaysOne(t *testing.T) {
+	sb := probe(t, Product)
+	ws := t.TempDir()
+	res := runIn(t, sb, ws, "git init -q . && echo made", time.Minute)
+	if strings.Contains(res.Output, "made") {
+		t.Fatalf("git init succeeded in a non-repository workspace")
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
+		t.Fatalf(".git left on the host")
+	}
+}
+
+func TestTimeoutKillsBackgroundedSleep(t *testing.T) {
+	for i, m := range modes {
+		t.Run(string(m), func(t *testing.T) {
+			sb := probe(t, m)
+			arg := fmt.Sprint(41000 + i)
+			res := runIn(t, sb, t.TempDir(), "sleep "+arg+" & sleep "+arg+" & wait", 500*time.Millisecond)
+			if !res.TimedOut {
+				t.Fatalf("not timed out: %+v", res)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for alive("sleep", arg) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: backgrounded sleep survived the timeout", m)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func alive(argv ...string) bool {
+	want := strings.Join(argv, "\x00") + "\x00"
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == want {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSecretsNeverInTheChildEnvironment(t *testing.T) {
+	for _, m := range modes {
+		t.Run(string(m), func(t *testing.T) {
+			sb := probe(t, m)
+			res := runIn(t, sb, t.TempDir(), "env", time.Minute)
+			for _, bad := range []string{"sk-ant-secret-value", "MY_SERVICE_TOKEN"} {
+				if strings.Contains(res.Output, bad) {
+					t.Errorf("%s leaked into the environment", bad)
+				}
+			}
+			if !strings.Contains(res.Output, "STAAGE_SANDBOX="+string(m)) {
+				t.Errorf("mode not announced: %s", res.Output)
+			}
+			if m == Product && strings.Contains(res.Output, "PLAIN=kept") {
+				t.Errorf("product passed a variable that is not on the allowlist")
+			}
+			if m != Product && !strings.Contains(res.Output, "PLAIN=kept") {
+				t.Errorf("%s dropped an ordinary variable", m)
+			}
+		})
+	}
+}
+
+func TestProbeAutoTakesStrongest(t *testing.T) {
+	sb, err := Probe(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	_, perr := lookBwrap()
+	if perr == nil && sb.Mode() != Product {
+		t.Fatalf("bwrap is installed but auto chose %s: %s", sb.Mode(), sb.Describe())
+	}
+	if sb.Mode() != Product && sb.Reason() == "" {
+		t.Fatalf("fallback without a reason: %s", sb.Describe())
+	}
+}
+
+func TestProbeExplicitRefusesWhatItCannotHonour(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no bwrap on this PATH
+	_, err := Probe(context.Background(), "product")
+	var pe *ProbeError
+	if !errors.As(err, &pe) {
+		t.Fatalf("want a ProbeError, got %v", err)
+	}
+	for _, want := range []string{"bubblewrap", "--sandbox bench"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	sb, err := Probe(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	if sb.Mode() == Product || !strings.Contains(sb.Describe(), "bubblewrap not installed") {
+		t.Fatalf("auto without bwrap: %s", sb.Describe())
+	}
+	if _, err := Probe(context.Background(), "sandboxed"); err == nil {
+		t.Fatal("unknown mode accepted")
+	}
+}
+
+func TestZeroSandboxRefuses(t *testing.T) {
+	_, err := Sandbox{}.Run(context.Background(), Exec{Workspace: t.TempDir(), Argv: []string{"/bin/true"}})
+	var se *SetupError
+	if !errors.As(err, &se) {
+		t.Fatalf("zero sandbox ran a command: %v", err)
+	}
+}
+
+func TestDescribeAndReport(t *testing.T) {
+	for _, m := range modes {
+		sb := probe(t, m)
+		if !strings.HasPrefix(sb.Describe(), string(m)+" — ") {
+			t.Errorf("describe: %q", sb.Describe())
+		}
+		r := sb.Report()
+		switch m {
+		case Bench:
+			if !strings.Contains(r, "NETWORK IS OPEN") {
+				t.Errorf("bench report hides the network: %s", r)
+			}
+		case Off:
+			if !strings.Contains(r, "UNCONTAINED") {
+				t.Errorf("off report: %s", r)
+			}
+		}
+	}
+}
