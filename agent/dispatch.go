@@ -13,7 +13,7 @@ import (
 // dispatch binds one call to a tool, validates it, gates it, runs it and
 // publishes every step. Whatever goes wrong becomes a typed refusal the model
 // reads; nothing here panics on the model's input.
-func (s *Session) dispatch(ctx context.Context, t Turn, full, offered *tools.Toolset, c ToolCallPart) {
+func (s *Session) dispatch(ctx context.Context, t Turn, gate *approvals.Gate, full, offered *tools.Toolset, c ToolCallPart) {
 	tool, ok := offered.Lookup(c.Name)
 	if !ok {
 		s.publish(ToolCall{Lane: t.Lane, ID: c.ID, Tool: c.Name, Input: inputJSON(c.Input)})
@@ -38,7 +38,7 @@ func (s *Session) dispatch(ctx context.Context, t Turn, full, offered *tools.Too
 		s.publishResult(t.Lane, c.ID, d.Name, ref)
 		return
 	}
-	out := s.cfg.Gate.Check(ctx, approvals.Pending{
+	out := gate.Check(ctx, approvals.Pending{
 		Tool: tool, Call: call, Child: t.Child, Sandbox: s.cfg.Sandbox,
 		OnAsk: func(req approvals.Request) {
 			s.publish(ApprovalAsked{Lane: t.Lane, ID: c.ID, Tool: d.Name, Preview: req.Preview})

@@ -45,8 +45,9 @@ type SessionConfig struct {
 // Session is the agent side of one console session: the state, the loop and
 // the one ordered event stream.
 type Session struct {
-	cfg   SessionConfig
-	state *State
+	cfg      SessionConfig
+	state    *State
+	children childSeq
 
 	pubMu sync.Mutex
 }
@@ -96,6 +97,10 @@ type Turn struct {
 	Toolset *tools.Toolset
 	// Child turns never ask a human.
 	Child bool
+	// Gate replaces the session's gate (a write child's derived gate).
+	Gate *approvals.Gate
+	// System replaces the session's system prompt.
+	System string
 }
 
 // Run runs one turn of the operator's prompt on a lane with every tool.
@@ -119,6 +124,14 @@ func (s *Session) RunTurn(ctx context.Context, t Turn) (TurnDone, error) {
 		full = t.Toolset
 	}
 	offered := full.Narrow(t.Profile)
+	gate := s.cfg.Gate
+	if t.Gate != nil {
+		gate = t.Gate
+	}
+	system := s.cfg.System
+	if t.System != "" {
+		system = t.System
+	}
 	s.publish(UserMessage{Lane: t.Lane, Text: t.Prompt})
 	done := func(stop string) (TurnDone, error) {
 		td := TurnDone{Lane: t.Lane, Stop: stop}
@@ -130,7 +143,7 @@ func (s *Session) RunTurn(ctx context.Context, t Turn) (TurnDone, error) {
 			return done(StopInterrupted)
 		}
 		resp := s.stream(ctx, t.Lane, Request{
-			System: s.cfg.System, Messages: s.state.History(t.Lane),
+			System: system, Messages: s.state.History(t.Lane),
 			Tools: offered.Catalog(), MaxTokens: s.cfg.MaxTokens,
 		})
 		if resp.stop != "" {
@@ -142,7 +155,7 @@ func (s *Session) RunTurn(ctx context.Context, t Turn) (TurnDone, error) {
 			}
 			return done(StopEndTurn)
 		}
-		if stop := s.dispatchAll(ctx, t, full, offered, resp.calls); stop != "" {
+		if stop := s.dispatchAll(ctx, t, gate, full, offered, resp.calls); stop != "" {
 			return done(stop)
 		}
 	}
@@ -152,7 +165,7 @@ func (s *Session) RunTurn(ctx context.Context, t Turn) (TurnDone, error) {
 
 // dispatchAll runs one response's calls in order. After an interrupt the
 // rest are answered as cancelled, so every call the model made has a result.
-func (s *Session) dispatchAll(ctx context.Context, t Turn, full, offered *tools.Toolset, calls []ToolCallPart) string {
+func (s *Session) dispatchAll(ctx context.Context, t Turn, gate *approvals.Gate, full, offered *tools.Toolset, calls []ToolCallPart) string {
 	for i, c := range calls {
 		if ctx.Err() != nil {
 			for _, rest := range calls[i:] {
@@ -161,7 +174,7 @@ func (s *Session) dispatchAll(ctx context.Context, t Turn, full, offered *tools.
 			}
 			return StopInterrupted
 		}
-		s.dispatch(ctx, t, full, offered, c)
+		s.dispatch(ctx, t, gate, full, offered, c)
 	}
 	if ctx.Err() != nil {
 		return StopInterrupted

@@ -28,14 +28,32 @@ type Gate struct {
 	approver Approver
 	always   *GrantFile
 	auto     []tools.EffectClass
+	session  *sessionGrants
+}
 
-	mu      sync.Mutex
-	session []Grant
+// sessionGrants is shared by a gate and the gates derived from it.
+type sessionGrants struct {
+	mu     sync.Mutex
+	grants []Grant
 }
 
 // NewGate builds a gate.
 func NewGate(cfg GateConfig) *Gate {
-	return &Gate{approver: cfg.Approver, always: cfg.Always, auto: slices.Clone(cfg.Auto)}
+	return &Gate{approver: cfg.Approver, always: cfg.Always, auto: slices.Clone(cfg.Auto), session: &sessionGrants{}}
+}
+
+// WithAuto derives a gate that shares this gate's grants and also runs the
+// given effect classes without asking. A write child's gate is one: its
+// writes land only in a disposable worktree, and the approval of what
+// reaches the main checkout moves to apply_change.
+func (g *Gate) WithAuto(extra ...tools.EffectClass) *Gate {
+	auto := slices.Clone(g.auto)
+	for _, e := range extra {
+		if !slices.Contains(auto, e) {
+			auto = append(auto, e)
+		}
+	}
+	return &Gate{approver: g.approver, always: g.always, auto: auto, session: g.session}
 }
 
 // Pending is one call waiting at the gate.
@@ -79,10 +97,7 @@ func (g *Gate) Check(ctx context.Context, p Pending) Outcome {
 	if slices.Contains(g.auto, d.Effect) {
 		return ok(ScopeAuto, "")
 	}
-	g.mu.Lock()
-	sessionGrants := slices.Clone(g.session)
-	g.mu.Unlock()
-	if gr, hit := covering(sessionGrants, p); hit {
+	if gr, hit := covering(g.SessionGrants(), p); hit {
 		return ok(ScopeSession, gr.Prefix)
 	}
 	if g.always != nil {
@@ -200,18 +215,18 @@ func (g *Gate) apply(p Pending, dec Decision) Outcome {
 // GrantSession adds a standing grant for this process (also used on resume
 // to restore session grants whose digest still matches).
 func (g *Gate) GrantSession(gr Grant) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !slices.Contains(g.session, gr) {
-		g.session = append(g.session, gr)
+	g.session.mu.Lock()
+	defer g.session.mu.Unlock()
+	if !slices.Contains(g.session.grants, gr) {
+		g.session.grants = append(g.session.grants, gr)
 	}
 }
 
 // SessionGrants returns a copy of the session grants.
 func (g *Gate) SessionGrants() []Grant {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.session)
+	g.session.mu.Lock()
+	defer g.session.mu.Unlock()
+	return slices.Clone(g.session.grants)
 }
 
 // AutoClasses returns the effect classes pre-granted with --auto.
