@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -126,7 +127,7 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 				if _, dup := obj[key]; dup {
 					return nil, fmt.Errorf("duplicate key %q", key)
 				}
-				low := strings.ToLower(key)
+				low := foldKey(key)
 				if other, dup := folded[low]; dup {
 					return nil, fmt.Errorf("keys %q and %q differ only in case", other, key)
 				}
@@ -159,6 +160,28 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	default:
 		return t, nil
 	}
+}
+
+// foldKey folds a key the way encoding/json matches keys to struct fields
+// (bytes.EqualFold: each rune becomes the smallest rune of its case-folding
+// orbit). strings.ToLower is not enough: "ſ" (U+017F) and "K" (U+212A) match
+// "s" and "k" in encoding/json but not under ToLower, so {"task":..,"taſk":..}
+// would slip past as two keys and decode as one.
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		for {
+			f := unicode.SimpleFold(r)
+			if f <= r {
+				r = f
+				break
+			}
+			r = f
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // CanonicalJSON re-encodes any JSON document with sorted keys and exact

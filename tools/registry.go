@@ -305,6 +305,12 @@ func compileSchema(name string, canon json.RawMessage) (*jsonschema.Schema, erro
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	c := jsonschema.NewCompiler()
+	// A schema comes from its origin (an MCP server, say). The default
+	// loader follows file:// references, which would let a declaration make
+	// the registry read any local file (or block on a FIFO) at boot and keep
+	// the registry from being a pure function of its declarations. Every
+	// external reference is refused; the standard meta-schemas are built in.
+	c.UseLoader(refuseLoader{})
 	url := "staage:///tools/" + name + ".json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("add: %w", err)
@@ -314,6 +320,13 @@ func compileSchema(name string, canon json.RawMessage) (*jsonschema.Schema, erro
 		return nil, fmt.Errorf("compile: %w", err)
 	}
 	return s, nil
+}
+
+// refuseLoader is a jsonschema.URLLoader that loads nothing.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external schema reference %q is not loaded; a tool schema must be self-contained", url)
 }
 
 // Len is the number of tools offered.

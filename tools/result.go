@@ -67,6 +67,11 @@ type WireResult struct {
 // ToWire converts a result to its wire shape. A payload that cannot be
 // encoded becomes a refusal rather than a silent empty answer.
 func ToWire(r Result) WireResult {
+	// *Ok is a Result too (a pointer's method set includes the value's); a
+	// handler that returns &Ok{...} succeeded and must not read as "no result".
+	if p, ok := r.(*Ok); ok && p != nil {
+		r = *p
+	}
 	switch v := r.(type) {
 	case Ok:
 		b, err := json.Marshal(v.Payload)
