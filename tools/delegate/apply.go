@@ -112,7 +112,19 @@ func conflict(id string, err error) *tools.Refusal {
 
 // Preview shows every file of the change as it will land: Old is the main
 // checkout's file now, New is that file with the diff applied.
+//
+// Every failure is a refusal: an irreversible change that cannot be shown
+// exactly is not put to the operator with its arguments alone.
 func (h *applyHandler) Preview(ctx context.Context, call tools.Call) (tools.Preview, error) {
+	p, err := h.preview(ctx, call)
+	var ref *tools.Refusal
+	if err != nil && !errors.As(err, &ref) {
+		return nil, tools.Refuse(tools.ToolFailed, "the change could not be previewed: "+err.Error())
+	}
+	return p, err
+}
+
+func (h *applyHandler) preview(ctx context.Context, call tools.Call) (tools.Preview, error) {
 	id, ref := changeArg(call)
 	if ref != nil {
 		return nil, ref

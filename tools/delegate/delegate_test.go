@@ -567,3 +567,43 @@ func TestConcurrentWriteChildren(t *testing.T) {
 		}
 	}
 }
+
+// A child whose file tools rewrite the worktree's .git file to point at the
+// main repository must not make the diff stage into the main index.
+func TestTamperedGitFile(t *testing.T) {
+	repo, root := setup(t)
+	before := state(t, repo)
+	runner := &fakeRunner{child: func(spec delegate.ChildSpec) (delegate.Envelope, error) {
+		writeFile(t, filepath.Join(spec.Workdir, "x.txt"), "x\n")
+		writeFile(t, filepath.Join(spec.Workdir, ".git"), "gitdir: "+filepath.Join(repo, ".git")+"\n")
+		return delegate.Envelope{Status: delegate.StatusDone}, nil
+	}}
+	ts := toolset(t, delegate.Deps{Runner: runner, Repo: repo, WorktreeRoot: root})
+	p := payload[delegate.TaskPayload](t, run(t, ts, "task", "t", `{"objective":"`+objective+`","mode":"write"}`))
+	if p.Change != "change-1" || !slices.Equal(p.Files, []string{"x.txt"}) {
+		t.Fatalf("payload %+v", p)
+	}
+	if state(t, repo) != before {
+		t.Fatal("the main checkout's index or files changed")
+	}
+}
+
+func TestBinaryFileInChange(t *testing.T) {
+	repo, root := setup(t)
+	blob := []byte{0, 1, 2, 3, 0xff, 0xfe, 0, 'x'}
+	runner := &fakeRunner{child: func(spec delegate.ChildSpec) (delegate.Envelope, error) {
+		return delegate.Envelope{Status: delegate.StatusDone}, os.WriteFile(filepath.Join(spec.Workdir, "img.bin"), blob, 0o644)
+	}}
+	ts := toolset(t, delegate.Deps{Runner: runner, Repo: repo, WorktreeRoot: root})
+	payload[delegate.TaskPayload](t, run(t, ts, "task", "t", `{"objective":"`+objective+`","mode":"write"}`))
+	prev, ref := preview(t, ts, "a", "change-1")
+	if ref != nil || len(prev.Files) != 1 || prev.Files[0].Op != tools.FileCreate || prev.Files[0].New != "" ||
+		!strings.Contains(prev.Files[0].Unified, "Binary or large file img.bin") {
+		t.Fatalf("preview %+v %v", prev, ref)
+	}
+	tool, call, _ := bind(t, ts, "apply_change", "a", `{"change":"change-1"}`)
+	payload[delegate.ApplyPayload](t, tool.Handler().Run(context.Background(), call))
+	if got, _ := os.ReadFile(filepath.Join(repo, "img.bin")); string(got) != string(blob) {
+		t.Fatalf("binary content %v", got)
+	}
+}

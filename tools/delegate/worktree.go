@@ -338,13 +338,22 @@ func (w *Worktrees) Diff(ctx context.Context, id string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
+	// The child could write the worktree's .git file (its file tools are
+	// rooted there) to point git at the main repository's index. The
+	// admin directory is found from the main repository's side instead,
+	// and named explicitly.
+	admin, err := w.adminDir(ctx, dir)
+	if err != nil {
+		return Change{}, err
+	}
+	env := []string{"GIT_DIR=" + admin, "GIT_WORK_TREE=" + dir}
 	// The worktree's own index is disposable: staging everything is how
 	// untracked new files enter the diff.
-	if _, err := git(ctx, dir, nil, nil, "add", "-A", "--", ":/"); err != nil {
+	if _, err := git(ctx, dir, env, nil, "add", "-A", "--", ":/"); err != nil {
 		return Change{}, err
 	}
 	diffArgs := []string{"diff", "--cached", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"}
-	names, err := git(ctx, dir, nil, nil, append(diffArgs, "--name-status", "-z", "HEAD")...)
+	names, err := git(ctx, dir, env, nil, append(diffArgs, "--name-status", "-z", "HEAD")...)
 	if err != nil {
 		return Change{}, err
 	}
@@ -356,7 +365,7 @@ func (w *Worktrees) Diff(ctx context.Context, id string) (Change, error) {
 	if len(files) == 0 {
 		return ch, nil
 	}
-	patch, err := git(ctx, dir, nil, nil, append(diffArgs, "--binary", "--full-index", "HEAD")...)
+	patch, err := git(ctx, dir, env, nil, append(diffArgs, "--binary", "--full-index", "HEAD")...)
 	if err != nil {
 		return Change{}, err
 	}
@@ -365,6 +374,43 @@ func (w *Worktrees) Diff(ctx context.Context, id string) (Change, error) {
 	}
 	ch.Patch = patch
 	return ch, nil
+}
+
+// adminDir finds the worktree's administrative directory under the main
+// repository's worktrees/ by its gitdir back-pointer, never by reading the
+// worktree's own .git file.
+func (w *Worktrees) adminDir(ctx context.Context, dir string) (string, error) {
+	top, err := w.toplevel(ctx)
+	if err != nil {
+		return "", err
+	}
+	out, err := git(ctx, top, nil, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	admins := filepath.Join(strings.TrimSpace(string(out)), "worktrees")
+	entries, err := os.ReadDir(admins)
+	if err != nil {
+		return "", fmt.Errorf("worktree admin dirs: %w", err)
+	}
+	want := filepath.Join(dir, ".git")
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		want = filepath.Join(real, ".git")
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(admins, e.Name(), "gitdir"))
+		if err != nil {
+			continue
+		}
+		got := strings.TrimSpace(string(b))
+		if real, err := filepath.EvalSymlinks(filepath.Dir(got)); err == nil {
+			got = filepath.Join(real, ".git")
+		}
+		if got == want {
+			return filepath.Join(admins, e.Name()), nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s is not registered with the main repository", ErrUnknown, dir)
 }
 
 func parseNameStatus(out []byte) ([]FileChange, error) {
