@@ -43,6 +43,7 @@ type Writer struct {
 	onError func(error)
 	closed  bool
 	scratch []byte // reused line buffer
+	dirty   bool   // written since the last fsync
 
 	// Coalesced deltas: one pending text or thinking run for one lane.
 	pendType string
@@ -302,11 +303,17 @@ func (w *Writer) flushPending(sync bool) {
 		w.pend.Reset()
 	}
 	w.pendType, w.pendLane = "", ""
-	if sync && w.err == nil {
-		if err := w.f.Sync(); err != nil {
-			w.fail(fmt.Errorf("journal: fsync: %w", err))
-		}
+	if sync && w.dirty && w.err == nil {
+		w.sync()
 	}
+}
+
+func (w *Writer) sync() {
+	if err := w.f.Sync(); err != nil {
+		w.fail(fmt.Errorf("journal: fsync: %w", err))
+		return
+	}
+	w.dirty = false
 }
 
 func (w *Writer) writeDelta(text string) {
@@ -347,10 +354,9 @@ func (w *Writer) write(line []byte, sync bool) {
 		return
 	}
 	w.size += int64(n)
+	w.dirty = true
 	if sync {
-		if err := w.f.Sync(); err != nil {
-			w.fail(fmt.Errorf("journal: fsync: %w", err))
-		}
+		w.sync()
 	}
 }
 
