@@ -257,10 +257,13 @@ func ParseAuto(s string) ([]tools.EffectClass, error) {
 		return nil, nil
 	}
 	var out []tools.EffectClass
+	all := false
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "all" {
-			return tools.EffectClasses(), nil
+			// Keep reading: "all,bogus" is still a typo to report.
+			all = true
+			continue
 		}
 		e, ok := tools.ParseEffectClass(part)
 		if !ok {
@@ -269,6 +272,9 @@ func ParseAuto(s string) ([]tools.EffectClass, error) {
 		if !slices.Contains(out, e) {
 			out = append(out, e)
 		}
+	}
+	if all {
+		return tools.EffectClasses(), nil
 	}
 	return out, nil
 }
