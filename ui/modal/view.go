@@ -1,0 +1,213 @@
+package modal
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"staage/tools"
+	"staage/ui/sanitize"
+)
+
+// footerLines is the height of the hint and status lines at the bottom.
+const footerLines = 2
+
+// box returns the outer size of the dialog for the terminal size.
+func (m *Model) box() (w, h int) {
+	w = min(m.w-2, 120)
+	h = m.h - 2
+	return max(w, 30), max(h, 12)
+}
+
+// inner is the text area inside the border and padding.
+func (m *Model) inner() (w, h int) {
+	bw, bh := m.box()
+	return bw - 4, bh - 2
+}
+
+// argsBudget is how many argument lines are shown above a preview.
+func (m *Model) argsBudget(e *entry, ih int) int {
+	if e.diff == nil && len(e.command) == 0 {
+		return max(ih-6-footerLines, 3)
+	}
+	if m.allArgs {
+		return max(ih/2, 3)
+	}
+	return min(4, max(ih/5, 2))
+}
+
+// layout sizes the diff view of the head to what is left of the box.
+func (m *Model) layout() {
+	if len(m.queue) == 0 || m.w == 0 {
+		return
+	}
+	e := m.queue[0]
+	if e.diff == nil {
+		return
+	}
+	iw, ih := m.inner()
+	used := len(m.header(e, iw)) + 1 + m.shownArgs(e, ih) + 1 + footerLines
+	e.diff.SetSize(iw, max(ih-used, 3))
+}
+
+func (m *Model) shownArgs(e *entry, ih int) int {
+	n := min(len(e.args), m.argsBudget(e, ih))
+	if len(e.args) > n {
+		n++ // the "more" line
+	}
+	return n
+}
+
+func (m *Model) header(e *entry, iw int) []string {
+	th := m.theme
+	d := e.Req.Descriptor
+	title := th.Accent.Render("Approve ") + th.Bold.Render(sanitize.Line(d.Name)) + th.Accent.Render("?")
+	count := th.Warn.Render("1 of " + strconv.Itoa(len(m.queue)))
+	gap := iw - lipgloss.Width(title) - lipgloss.Width(count)
+	lines := []string{truncate(title+strings.Repeat(" ", max(gap, 1))+count, iw)}
+	meta := th.Muted.Render("origin ") + sanitize.Line(d.Origin) + th.Muted.Render(" · ") + th.Badge(d.Effect) +
+		th.Muted.Render(" · ") + digestText(d.Digest, m.fullDigest)
+	if e.Req.Lane != "" && e.Req.Lane != "main" {
+		meta += th.Muted.Render(" · lane ") + sanitize.Line(e.Req.Lane)
+	}
+	lines = append(lines, truncate(meta, iw))
+	if m.fullDigest && d.Description != "" {
+		for _, l := range wrapText(sanitize.Marked(d.Description), iw) {
+			lines = append(lines, th.Muted.Render(l))
+		}
+	}
+	return lines
+}
+
+// View renders the dialog box (not the background).
+func (m *Model) View() string {
+	if !m.Visible() {
+		return ""
+	}
+	th := m.theme
+	e := m.queue[0]
+	bw, _ := m.box()
+	iw, ih := m.inner()
+	lines := m.header(e, iw)
+
+	lines = append(lines, rule(th.Muted.Render("arguments"), iw, th.Subtle.Render("─")))
+	budget := m.argsBudget(e, ih)
+	off := 0
+	if e.diff == nil && len(e.command) == 0 {
+		off = min(m.argsOff, max(len(e.args)-budget, 0))
+	}
+	shown := e.args[off:min(off+budget, len(e.args))]
+	for _, l := range shown {
+		lines = append(lines, truncate(th.Text.Render(l), iw))
+	}
+	if rest := len(e.args) - off - len(shown); rest > 0 {
+		hint := "… " + plural(rest, "more line", "more lines")
+		if e.diff != nil || len(e.command) > 0 {
+			hint += " (o: more)"
+		} else {
+			hint += " (j/k scroll)"
+		}
+		lines = append(lines, th.Muted.Render(hint))
+	}
+
+	switch {
+	case e.diff != nil:
+		lines = append(lines, rule(th.Muted.Render("preview"), iw, th.Subtle.Render("─")))
+		lines = append(lines, strings.Split(e.diff.View(), "\n")...)
+	case len(e.command) > 0:
+		lines = append(lines, rule(th.Muted.Render("command"), iw, th.Subtle.Render("─")))
+		for i, l := range e.command {
+			code := th.Text.Render(l)
+			if hl, ok := m.hl.Lookup("command.sh", l); ok {
+				code = hl
+			}
+			prompt := "$ "
+			if i > 0 {
+				prompt = "  "
+			}
+			lines = append(lines, truncate(th.Accent.Render(prompt)+code, iw))
+		}
+		lines = append(lines, "")
+		lines = append(lines, m.commandMeta(e, iw)...)
+	}
+	body := ih - footerLines
+	for len(lines) < body {
+		lines = append(lines, "")
+	}
+	lines = lines[:body]
+	lines = append(lines, m.statusLine(e, iw), m.hints(e, iw))
+	return th.Modal.Width(bw).Render(strings.Join(lines, "\n"))
+}
+
+func (m *Model) commandMeta(e *entry, iw int) []string {
+	th := m.theme
+	var out []string
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, truncate(th.Muted.Render(k+" ")+sanitize.Line(v), iw))
+		}
+	}
+	switch p := e.Req.Preview.(type) {
+	case tools.CommandPreview:
+		add("workdir", p.Workdir)
+		add("sandbox", firstNonEmpty(p.Sandbox, e.Req.Sandbox))
+		add("network", p.Network)
+	case *tools.CommandPreview:
+		add("workdir", p.Workdir)
+		add("sandbox", firstNonEmpty(p.Sandbox, e.Req.Sandbox))
+		add("network", p.Network)
+	}
+	return out
+}
+
+func (m *Model) statusLine(e *entry, iw int) string {
+	th := m.theme
+	switch {
+	case m.noting:
+		return truncate(th.Warn.Render("deny with a note ▸ ")+sanitize.Line(string(m.note))+"█"+th.Muted.Render("  (enter send · esc back)"), iw)
+	case m.flash != "":
+		return truncate(th.Warn.Render(m.flash), iw)
+	case e.edited != nil:
+		return truncate(th.Warn.Render("content edited in $EDITOR: approving runs the edited version"), iw)
+	}
+	return ""
+}
+
+func (m *Model) hints(e *entry, iw int) string {
+	th := m.theme
+	k := func(key, what string) string { return th.Key.Render(key) + " " + th.Muted.Render(what) }
+	parts := []string{k("y", "once"), k("s", "session"), k("a", "always"), k("n", "deny"), k("d", "deny+note")}
+	if m.canEdit(e) {
+		parts = append(parts, k("e", "edit"))
+	}
+	parts = append(parts, k("v", "hide"))
+	if e.diff != nil {
+		parts = append(parts, k("tab", "split"), k("j/k", "scroll"))
+		if e.diff.Files() > 1 {
+			parts = append(parts, k("[ ]", "file"))
+		}
+	}
+	parts = append(parts, k("#", "digest"), k("o", "args"))
+	return truncate(strings.Join(parts, th.Subtle.Render(" · ")), iw)
+}
+
+func rule(title string, w int, dash string) string {
+	tw := lipgloss.Width(title)
+	if w-tw-3 <= 0 {
+		return title
+	}
+	return dash + " " + title + " " + strings.Repeat(dash, w-tw-3)
+}
+
+func wrapText(s string, w int) []string {
+	return strings.Split(lipgloss.Wrap(s, max(w, 1), " "), "\n")
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+

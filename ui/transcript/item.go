@@ -1,0 +1,200 @@
+package transcript
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"staage/tools"
+	"staage/ui/sanitize"
+)
+
+// Kind of a transcript item.
+type Kind int
+
+// Item kinds.
+const (
+	KindUser Kind = iota + 1
+	KindAssistant
+	KindThinking
+	KindTool
+	KindNotice
+)
+
+// Level of a notice.
+type Level int
+
+// Notice levels.
+const (
+	LevelInfo Level = iota
+	LevelWarn
+	LevelError
+)
+
+// Item is one entry of the transcript. Text is already sanitized. The
+// rendered lines are cached per width; a finished item is frozen and never
+// re-rendered at the same width.
+type Item struct {
+	Kind  Kind
+	Text  string
+	Level Level
+	Tool  *ToolCard
+	// Streaming is set while text deltas still arrive.
+	Streaming bool
+	Expanded  bool
+
+	// stale marks text that changed since the cache was built; it is
+	// only honoured at the next Settle (one re-render per frame).
+	stale    bool
+	cacheW   int
+	cacheOK  bool
+	rendered []string
+}
+
+// invalidate drops the cached rendering now.
+func (it *Item) invalidate() { it.cacheOK = false }
+
+// ToolStatus is how far a call got.
+type ToolStatus int
+
+// Tool call statuses.
+const (
+	ToolProposed ToolStatus = iota
+	ToolAwaiting            // the operator is being asked
+	ToolRunning
+	ToolOK
+	ToolRefused
+)
+
+// ToolCard is what the transcript knows about one call. Every string field
+// is sanitized when it is set.
+type ToolCard struct {
+	ID, Name, Origin string
+	Effect           tools.EffectClass
+	Policy           tools.ApprovalPolicy
+	Digest           string
+	// KeyArg is the one argument that identifies the call (a path, a
+	// command), with removed control characters marked.
+	KeyArg string
+	// Args is the pretty JSON of the arguments, for the expanded card.
+	Args string
+	// Decision reads "approved · session", "denied · note: …".
+	Decision string
+	Edited   bool
+	Status   ToolStatus
+	Refusal  string
+	Message  string
+	// Bounds lists the bounds the result named (truncated, scanCapped…).
+	Bounds []string
+	// Payload is the pretty result for the expanded card.
+	Payload string
+}
+
+// keyArgNames are argument names that identify a call, in order of
+// preference. This looks at argument shapes, never at tool names.
+var keyArgNames = []string{"path", "command", "pattern", "objective", "change", "name", "query", "slug", "page"}
+
+func newToolCard(id, name, origin string, effect tools.EffectClass, policy tools.ApprovalPolicy, digest string, input json.RawMessage) *ToolCard {
+	tc := &ToolCard{
+		ID: sanitize.Line(id), Name: sanitize.Line(name), Origin: sanitize.Line(origin),
+		Effect: effect, Policy: policy, Digest: shortDigest(digest),
+	}
+	tc.KeyArg, tc.Args = describeArgs(input)
+	return tc
+}
+
+// shortDigest is the UI form: sha256: and 12 hex digits.
+func shortDigest(d string) string {
+	d = sanitize.Line(d)
+	if h, ok := strings.CutPrefix(d, "sha256:"); ok && len(h) > 12 {
+		return "sha256:" + h[:12]
+	}
+	return d
+}
+
+// describeArgs finds the key argument and pretty-prints the rest.
+func describeArgs(input json.RawMessage) (key, pretty string) {
+	var obj map[string]any
+	if err := json.Unmarshal(input, &obj); err != nil {
+		s := sanitize.Line(string(input))
+		return clip(s, 80), s
+	}
+	for _, k := range keyArgNames {
+		if v, ok := obj[k].(string); ok && v != "" {
+			key = sanitize.Line(v)
+			break
+		}
+	}
+	if key == "" {
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if v, ok := obj[k].(string); ok && v != "" {
+				key = sanitize.Line(k + "=" + v)
+				break
+			}
+		}
+	}
+	b, err := json.MarshalIndent(obj, "", "  ")
+	if err != nil {
+		return key, sanitize.Marked(string(input))
+	}
+	// MarshalIndent escapes control characters as \u00XX, which are
+	// inert; bidi and zero-width characters stay literal, so mark them.
+	return key, sanitize.Marked(string(b))
+}
+
+// boundNames are the named bounds of tools.Bounds, as JSON keys.
+var boundNames = []string{"truncated", "scanCapped", "skippedBinary", "skippedLarge", "clippedLines"}
+
+// describePayload names the bounds a payload reports and pretty-prints it.
+func describePayload(p json.RawMessage) (bounds []string, pretty string) {
+	if len(p) == 0 {
+		return nil, ""
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(p, &obj); err != nil {
+		var s string
+		if json.Unmarshal(p, &s) == nil {
+			return nil, sanitize.Text(s)
+		}
+		return nil, sanitize.Text(string(p))
+	}
+	for _, k := range boundNames {
+		switch v := obj[k].(type) {
+		case bool:
+			if v {
+				bounds = append(bounds, k)
+			}
+		case float64:
+			if v > 0 {
+				bounds = append(bounds, k+" "+trimFloat(v))
+			}
+		}
+	}
+	b, _ := json.MarshalIndent(obj, "", "  ")
+	return bounds, sanitize.Text(unescapeForDisplay(string(b)))
+}
+
+// unescapeForDisplay turns the JSON escapes of newlines and tabs back into
+// real ones so file contents read naturally in an expanded card. What it
+// produces is sanitized again by the caller.
+func unescapeForDisplay(s string) string {
+	return strings.NewReplacer(`\n`, "\n      ", `\t`, "    ").Replace(s)
+}
+
+func trimFloat(v float64) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
