@@ -30,7 +30,7 @@ func card(name, desc string) string {
 	return "---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n\nBody of " + name + ".\n"
 }
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
