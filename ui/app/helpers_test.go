@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,4 +171,3 @@ func openReq(m *Model, key uint64, req approvals.Request) chan approvals.Decisio
 	send(m, modal.OpenMsg{Request: modal.Request{Key: key, Req: req, Answer: ch}})
 	return ch
 }
-

@@ -210,4 +210,3 @@ func firstNonEmpty(a, b string) string {
 	}
 	return b
 }
-

@@ -132,10 +132,10 @@ func isPlain(s string) bool {
 func invisible(r rune) bool {
 	switch {
 	case r >= 0x202a && r <= 0x202e, // LRE RLE PDF LRO RLO
-		r >= 0x2066 && r <= 0x2069, // LRI RLI FSI PDI
+		r >= 0x2066 && r <= 0x2069,                // LRI RLI FSI PDI
 		r == 0x200e || r == 0x200f || r == 0x061c, // LRM RLM ALM
-		r >= 0x200b && r <= 0x200d, // ZWSP ZWNJ ZWJ
-		r >= 0x2060 && r <= 0x2064, // WJ and invisible operators
+		r >= 0x200b && r <= 0x200d,                // ZWSP ZWNJ ZWJ
+		r >= 0x2060 && r <= 0x2064,                // WJ and invisible operators
 		r == 0xfeff, r == 0x180e, r == 0x00ad,
 		r == 0x2028 || r == 0x2029,
 		r >= 0xfff9 && r <= 0xfffb,
