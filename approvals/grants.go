@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -122,13 +123,50 @@ func (gf *GrantFile) mac(g Grant) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// maxGrantFileBytes bounds what is read from the workspace's grants file.
+const maxGrantFileBytes = 1 << 20
+
+// readGrantFile reads the grants file only if it is a regular file of a sane
+// size. The file sits in the workspace, so a repository decides what is
+// there: a symlink to /dev/zero or a FIFO must not hang or exhaust the boot,
+// and a .staage that is not a directory must not stop it.
+func readGrantFile(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	if fi.Size() > maxGrantFileBytes {
+		return nil, fmt.Errorf("%d bytes is over the %d byte limit", fi.Size(), maxGrantFileBytes)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) {
+		return nil, errors.New("changed while it was opened")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxGrantFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxGrantFileBytes {
+		return nil, fmt.Errorf("over the %d byte limit", maxGrantFileBytes)
+	}
+	return b, nil
+}
+
 func (gf *GrantFile) load() error {
-	b, err := os.ReadFile(gf.path)
+	b, err := readGrantFile(gf.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("grants: %w", err)
+		gf.problems = append(gf.problems, fmt.Sprintf("%s cannot be read: %v; no always-grants loaded", gf.path, err))
+		return nil
 	}
 	var doc grantFileJSON
 	if err := json.Unmarshal(b, &doc); err != nil {
