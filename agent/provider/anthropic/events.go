@@ -1,0 +1,145 @@
+package anthropic
+
+import (
+	"io"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+
+	"staage/agent"
+	"staage/agent/provider/wire"
+)
+
+// attempt maps one SSE response to stream events. One API event can yield
+// several of ours (a tool block's stop, usage then stop), so they queue.
+type attempt struct {
+	s       *ssestream.Stream[sdk.MessageStreamEventUnion]
+	queue   []agent.StreamEvent
+	blocks  map[int64]*block
+	usage   agent.Usage
+	stop    string
+	stopped bool // message_stop seen: the response is whole
+	done    bool
+}
+
+type block struct {
+	kind    string // "text", "thinking", "tool_use", ...
+	gotArgs bool
+}
+
+func newAttempt(s *ssestream.Stream[sdk.MessageStreamEventUnion]) *attempt {
+	return &attempt{s: s, blocks: map[int64]*block{}}
+}
+
+func (a *attempt) Next() (agent.StreamEvent, error) {
+	for len(a.queue) == 0 {
+		if a.done {
+			return agent.StreamEvent{}, io.EOF
+		}
+		if !a.s.Next() {
+			if err := a.s.Err(); err != nil {
+				return agent.StreamEvent{}, err
+			}
+			if !a.stopped {
+				return agent.StreamEvent{}, &wire.Fault{Provider: "anthropic", Kind: wire.FaultCut,
+					Message: "the response ended without message_stop", Retryable: true}
+			}
+			a.done = true
+			continue
+		}
+		a.handle(a.s.Current())
+	}
+	ev := a.queue[0]
+	a.queue = a.queue[1:]
+	return ev, nil
+}
+
+func (a *attempt) emit(ev agent.StreamEvent) { a.queue = append(a.queue, ev) }
+
+func (a *attempt) handle(e sdk.MessageStreamEventUnion) {
+	switch e.Type {
+	case "message_start":
+		u := e.Message.Usage
+		a.usage = agent.Usage{
+			InputTokens:      u.InputTokens,
+			OutputTokens:     u.OutputTokens,
+			CacheReadTokens:  u.CacheReadInputTokens,
+			CacheWriteTokens: u.CacheCreationInputTokens,
+		}
+	case "content_block_start":
+		cb := e.ContentBlock
+		b := &block{kind: cb.Type}
+		a.blocks[e.Index] = b
+		switch cb.Type {
+		case "text":
+			if cb.Text != "" {
+				a.emit(agent.StreamEvent{Kind: agent.StreamText, Text: cb.Text})
+			}
+		case "thinking":
+			if cb.Thinking != "" {
+				a.emit(agent.StreamEvent{Kind: agent.StreamThinking, Text: cb.Thinking})
+			}
+		case "redacted_thinking":
+			a.emit(agent.StreamEvent{Kind: agent.StreamThinking, Signature: redactedPrefix + cb.Data})
+		case "tool_use":
+			a.emit(agent.StreamEvent{Kind: agent.StreamToolStart, Index: int(e.Index), ID: cb.ID, Name: cb.Name})
+		}
+	case "content_block_delta":
+		b := a.blocks[e.Index]
+		d := e.Delta
+		switch d.Type {
+		case "text_delta":
+			if d.Text != "" {
+				a.emit(agent.StreamEvent{Kind: agent.StreamText, Text: d.Text})
+			}
+		case "thinking_delta":
+			if d.Thinking != "" {
+				a.emit(agent.StreamEvent{Kind: agent.StreamThinking, Text: d.Thinking})
+			}
+		case "signature_delta":
+			a.emit(agent.StreamEvent{Kind: agent.StreamThinking, Signature: d.Signature})
+		case "input_json_delta":
+			if b != nil && b.kind == "tool_use" && d.PartialJSON != "" {
+				b.gotArgs = true
+				a.emit(agent.StreamEvent{Kind: agent.StreamToolDelta, Index: int(e.Index), ArgsDelta: d.PartialJSON})
+			}
+		}
+	case "content_block_stop":
+		if b := a.blocks[e.Index]; b != nil && b.kind == "tool_use" {
+			if !b.gotArgs {
+				// A call without arguments streams no input_json_delta.
+				a.emit(agent.StreamEvent{Kind: agent.StreamToolDelta, Index: int(e.Index), ArgsDelta: "{}"})
+			}
+			a.emit(agent.StreamEvent{Kind: agent.StreamToolEnd, Index: int(e.Index)})
+		}
+	case "message_delta":
+		if e.Delta.StopReason != "" {
+			a.stop = string(e.Delta.StopReason)
+		}
+		// message_delta usage is cumulative; a field it leaves out keeps
+		// the value message_start gave.
+		u := e.Usage
+		if u.JSON.OutputTokens.Valid() {
+			a.usage.OutputTokens = u.OutputTokens
+		}
+		if u.JSON.InputTokens.Valid() && u.InputTokens > 0 {
+			a.usage.InputTokens = u.InputTokens
+		}
+		if u.JSON.CacheReadInputTokens.Valid() && u.CacheReadInputTokens > 0 {
+			a.usage.CacheReadTokens = u.CacheReadInputTokens
+		}
+		if u.JSON.CacheCreationInputTokens.Valid() && u.CacheCreationInputTokens > 0 {
+			a.usage.CacheWriteTokens = u.CacheCreationInputTokens
+		}
+	case "message_stop":
+		a.stopped = true
+		stop := a.stop
+		if stop == "" {
+			stop = "end_turn"
+		}
+		a.emit(agent.StreamEvent{Kind: agent.StreamUsage, Usage: a.usage})
+		a.emit(agent.StreamEvent{Kind: agent.StreamStop, StopReason: stop})
+	}
+}
+
+func (a *attempt) Close() error { return a.s.Close() }
