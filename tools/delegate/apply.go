@@ -292,7 +292,7 @@ func applied(ctx context.Context, ch Change, olds map[string][]byte) (map[string
 	// Outside any repository (the ceiling stops discovery), git apply
 	// works on plain files like patch(1).
 	env := []string{"GIT_CEILING_DIRECTORIES=" + scratch}
-	if _, err := git(ctx, work, env, ch.Patch, "apply", "--binary", "-"); err != nil {
+	if _, err := git(ctx, work, env, ch.Patch, "apply", "--binary", "--whitespace=nowarn", "-"); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConflict, err)
 	}
 	out := map[string][]byte{}

@@ -607,3 +607,24 @@ func TestBinaryFileInChange(t *testing.T) {
 		t.Fatalf("binary content %v", got)
 	}
 }
+
+// The operator's git configuration must not turn a clean apply into a
+// conflict: trailing whitespace under apply.whitespace=error still lands.
+func TestApplyIgnoresWhitespaceConfig(t *testing.T) {
+	repo, root := setup(t)
+	gitRun(t, repo, "config", "apply.whitespace", "error")
+	runner := &fakeRunner{child: func(spec delegate.ChildSpec) (delegate.Envelope, error) {
+		writeFile(t, filepath.Join(spec.Workdir, "ws.txt"), "trailing   \n")
+		return delegate.Envelope{Status: delegate.StatusDone}, nil
+	}}
+	ts := toolset(t, delegate.Deps{Runner: runner, Repo: repo, WorktreeRoot: root})
+	payload[delegate.TaskPayload](t, run(t, ts, "task", "t", `{"objective":"`+objective+`","mode":"write"}`))
+	if _, ref := preview(t, ts, "a", "change-1"); ref != nil {
+		t.Fatalf("preview: %v", ref)
+	}
+	tool, call, _ := bind(t, ts, "apply_change", "a", `{"change":"change-1"}`)
+	payload[delegate.ApplyPayload](t, tool.Handler().Run(context.Background(), call))
+	if readFile(t, filepath.Join(repo, "ws.txt")) != "trailing   \n" {
+		t.Fatal("whitespace altered")
+	}
+}

@@ -441,7 +441,7 @@ func (w *Worktrees) Check(ctx context.Context, patch []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := git(ctx, top, nil, patch, "apply", "--check", "--binary", "-"); err != nil {
+	if _, err := git(ctx, top, nil, patch, "apply", "--check", "--binary", "--whitespace=nowarn", "-"); err != nil {
 		return fmt.Errorf("%w: %v", ErrConflict, err)
 	}
 	return nil
@@ -456,7 +456,7 @@ func (w *Worktrees) Apply(ctx context.Context, patch []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := git(ctx, top, nil, patch, "apply", "--binary", "-"); err != nil {
+	if _, err := git(ctx, top, nil, patch, "apply", "--binary", "--whitespace=nowarn", "-"); err != nil {
 		return fmt.Errorf("%w: %v", ErrConflict, err)
 	}
 	return nil
