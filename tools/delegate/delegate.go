@@ -38,6 +38,10 @@ type ChildSpec struct {
 	// Workdir is the worktree a write child's file tools are rooted in;
 	// "" for scouts, which read the parent's workspace.
 	Workdir string
+	// Change is the id a write child's diff will have for apply_change
+	// if it finishes with edits (so the runner's events can name it);
+	// "" for scouts.
+	Change string
 }
 
 // Envelope is a child's typed answer.
@@ -179,7 +183,7 @@ func (h *taskHandler) write(ctx context.Context, lane, objective string) tools.R
 	}
 	// Cleanup must run even when the turn was interrupted.
 	cctx := context.WithoutCancel(ctx)
-	env, err := h.runner.RunChild(ctx, ChildSpec{ParentLane: lane, Objective: objective, Mode: ModeWrite, Workdir: wt.Dir})
+	env, err := h.runner.RunChild(ctx, ChildSpec{ParentLane: lane, Objective: objective, Mode: ModeWrite, Workdir: wt.Dir, Change: wt.ID})
 	if err != nil {
 		_ = h.wt.Remove(cctx, wt.ID)
 		return runFailure(ctx, err)

@@ -183,7 +183,8 @@ const objective = "Rename the greeting in a.txt line 3 and add new/d.txt with a 
 // state, then edits, creates and deletes files.
 func editingChild(t *testing.T) func(delegate.ChildSpec) (delegate.Envelope, error) {
 	return func(spec delegate.ChildSpec) (delegate.Envelope, error) {
-		if spec.Mode != delegate.ModeWrite || spec.Workdir == "" || spec.ParentLane != "main" || spec.Objective != objective {
+		if spec.Mode != delegate.ModeWrite || spec.Workdir == "" || spec.ParentLane != "main" || spec.Objective != objective ||
+			spec.Change != filepath.Base(spec.Workdir) {
 			return delegate.Envelope{}, fmt.Errorf("spec %+v", spec)
 		}
 		wd := spec.Workdir
@@ -521,6 +522,15 @@ func TestWorktreeRootInsideCheckout(t *testing.T) {
 	before := state(t, repo)
 	runner := &fakeRunner{child: editingChild(t)}
 	ts := toolset(t, delegate.Deps{Runner: runner, Repo: repo, WorktreeRoot: filepath.Join(repo, ".staage", "worktrees")})
+	if err := delegate.NewWorktrees(repo, filepath.Join(repo, "wt")).Validate(context.Background()); err == nil {
+		t.Fatal("Validate accepts a root inside the checkout")
+	}
+	if err := delegate.NewWorktrees(t.TempDir(), filepath.Join(repo, "..", "wt")).Validate(context.Background()); err == nil {
+		t.Fatal("Validate accepts a main checkout that is not a repository")
+	}
+	if err := delegate.NewWorktrees(repo, filepath.Join(repo, "..", "wt")).Validate(context.Background()); err != nil {
+		t.Fatalf("Validate refuses a good setup: %v", err)
+	}
 	ref := refusal(t, run(t, ts, "task", "t", `{"objective":"`+objective+`","mode":"write"}`), tools.ToolFailed)
 	if !strings.Contains(ref.Message, "inside the main checkout") || len(runner.specs) != 0 {
 		t.Fatalf("%q, ran %d", ref.Message, len(runner.specs))

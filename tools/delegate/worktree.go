@@ -149,6 +149,14 @@ func (w *Worktrees) toplevel(ctx context.Context) (string, error) {
 	return top, nil
 }
 
+// Validate checks, without changing anything, that the main checkout is a
+// git repository and the root lies outside it: a boot can report a
+// misconfiguration at once rather than at the first write child.
+func (w *Worktrees) Validate(ctx context.Context) error {
+	_, err := w.toplevel(ctx)
+	return err
+}
+
 // Create takes a snapshot of the main checkout and checks it out in a new
 // worktree under the root.
 func (w *Worktrees) Create(ctx context.Context) (Worktree, error) {
