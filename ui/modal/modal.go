@@ -28,6 +28,31 @@ type entry struct {
 	// carry it; approving sends them instead of the proposal.
 	edited     *string
 	editedArgs json.RawMessage
+	// wrapped caches args wrapped at wrapW: an argument is never cut
+	// off on the approval screen, it continues on the next line.
+	wrapW   int
+	wrapped []string
+}
+
+// argLines returns the argument lines wrapped to w cells.
+func (e *entry) argLines(w int) []string {
+	if e.wrapped != nil && e.wrapW == w {
+		return e.wrapped
+	}
+	e.wrapW, e.wrapped = w, make([]string, 0, len(e.args))
+	for _, l := range e.args {
+		if ansi.StringWidth(l) <= w {
+			e.wrapped = append(e.wrapped, l)
+			continue
+		}
+		for i, part := range strings.Split(ansi.Hardwrap(l, w-2, true), "\n") {
+			if i > 0 {
+				part = "↪ " + part
+			}
+			e.wrapped = append(e.wrapped, part)
+		}
+	}
+	return e.wrapped
 }
 
 // Model is the approval modal and its queue.
@@ -322,7 +347,8 @@ func (m *Model) scroll(e *entry, n int) {
 		e.diff.Scroll(n)
 		return
 	}
-	m.argsOff = max(0, min(m.argsOff+n, len(e.args)-1))
+	iw, _ := m.inner()
+	m.argsOff = max(0, min(m.argsOff+n, len(e.argLines(iw))-1))
 }
 
 func (m *Model) noteKey(k tea.KeyPressMsg) tea.Cmd {

@@ -52,8 +52,10 @@ func (m *Model) layout() {
 }
 
 func (m *Model) shownArgs(e *entry, ih int) int {
-	n := min(len(e.args), m.argsBudget(e, ih))
-	if len(e.args) > n {
+	iw, _ := m.inner()
+	args := e.argLines(iw)
+	n := min(len(args), m.argsBudget(e, ih))
+	if len(args) > n {
 		n++ // the "more" line
 	}
 	return n
@@ -93,15 +95,16 @@ func (m *Model) View() string {
 
 	lines = append(lines, rule(th.Muted.Render("arguments"), iw, th.Subtle.Render("─")))
 	budget := m.argsBudget(e, ih)
+	args := e.argLines(iw)
 	off := 0
 	if e.diff == nil && len(e.command) == 0 {
-		off = min(m.argsOff, max(len(e.args)-budget, 0))
+		off = min(m.argsOff, max(len(args)-budget, 0))
 	}
-	shown := e.args[off:min(off+budget, len(e.args))]
+	shown := args[off:min(off+budget, len(args))]
 	for _, l := range shown {
 		lines = append(lines, truncate(th.Text.Render(l), iw))
 	}
-	if rest := len(e.args) - off - len(shown); rest > 0 {
+	if rest := len(args) - off - len(shown); rest > 0 {
 		hint := "… " + plural(rest, "more line", "more lines")
 		if e.diff != nil || len(e.command) > 0 {
 			hint += " (o: more)"
