@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"staage/textdiff"
 	"staage/tools"
+	"staage/tools/workspace"
 )
 
 // maxPreviewFileBytes bounds the contents a preview carries per file side.
@@ -313,8 +313,6 @@ func showable(b []byte) bool {
 	return len(b) <= maxPreviewFileBytes && utf8.Valid(b) && !bytes.ContainsRune(b, 0)
 }
 
-// digest is the sha256 of the whole content, as "sha256:" and 64 hex digits.
-func digest(b []byte) string {
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
-}
+// digest is the form file_read reports, so a preview's digests read the
+// same as every other tool's.
+func digest(b []byte) string { return workspace.Digest(b) }
