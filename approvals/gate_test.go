@@ -233,6 +233,10 @@ func TestRequiredBlocksUntilTheOperatorAnswers(t *testing.T) {
 	reply <- once
 	out := <-done
 	wantRun(t, out, approvals.ScopeOnce)
+	// A once-approval is of the call shown: what runs is what was asked about.
+	if string(out.Call.Args) != string(req.Args) || out.Call.ID != req.ID || out.Edited {
+		t.Errorf("ran %+v, the operator saw %s", out.Call, req.Args)
+	}
 	if len(onAsk) != 1 || onAsk[0].ID != req.ID {
 		t.Errorf("OnAsk calls: %+v", onAsk)
 	}
