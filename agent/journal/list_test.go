@@ -104,44 +104,9 @@ func TestListLatestFind(t *testing.T) {
 	}
 }
 
-func TestSweep(t *testing.T) {
-	root := t.TempDir()
-	old := time.Now().Add(-time.Hour)
-	mk := func(rel string, mtime time.Time) string {
-		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte("partial"), 0o600)
-		os.Chtimes(p, mtime, mtime)
-		return p
-	}
-	oldRoot := mk(TempPrefix+"a", old)
-	freshRoot := mk(TempPrefix+"b", time.Now())
-	oldState := mk(".staage/"+TempPrefix+"grants-1", old)
-	freshSub := mk("sub/"+TempPrefix+"c", time.Now())
-	keep := mk("sub/real.txt", old)
-	deep := mk("other/"+TempPrefix+"d", old)
-
-	r := &Replay{
-		Events:     []agent.Event{agent.ToolCall{Lane: "main", ID: "c1", Input: []byte(`{"path":"sub/a.txt"}`)}, agent.ToolCall{Lane: "main", ID: "c2", Input: []byte(`{"path":"../../etc/x"}`)}},
-		Unanswered: []Pending{{Lane: "main", ID: "c1", Started: true}, {Lane: "main", ID: "c2", Started: true}},
-	}
-	removed := SweepWorkspace(root, r)
-	gone := func(p string) bool { _, err := os.Stat(p); return os.IsNotExist(err) }
-	for _, p := range []string{oldRoot, oldState, freshSub} {
-		if !gone(p) {
-			t.Errorf("%s not swept", p)
-		}
-	}
-	for _, p := range []string{freshRoot, keep, deep} {
-		if gone(p) {
-			t.Errorf("%s swept", p)
-		}
-	}
-	if len(removed) != 3 {
-		t.Errorf("removed %v", removed)
-	}
-
-	// A temp journal whose creator is alive (locked) survives the sweep.
+func TestSweepSessionsDir(t *testing.T) {
+	// A temp journal whose creator is alive (locked) survives the sweep;
+	// one whose creator died is removed.
 	dir := t.TempDir()
 	f, err := os.CreateTemp(dir, TempPrefix+"live-*")
 	if err != nil {
@@ -153,7 +118,20 @@ func TestSweep(t *testing.T) {
 	}
 	dead := filepath.Join(dir, TempPrefix+"dead-1")
 	os.WriteFile(dead, nil, 0o600)
+	keep := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(keep, nil, 0o600)
 	if got := SweepSessionsDir(dir); len(got) != 1 || got[0] != dead {
 		t.Errorf("SweepSessionsDir removed %v", got)
+	}
+	if _, err := os.Stat(f.Name()); err != nil {
+		t.Errorf("live temp removed: %v", err)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("journal removed: %v", err)
+	}
+	old := filepath.Join(dir, TempPrefix+"old")
+	os.WriteFile(old, nil, 0o600)
+	if got := SweepTemps(dir, time.Hour); len(got) != 0 {
+		t.Errorf("fresh temp swept with an age limit: %v", got)
 	}
 }

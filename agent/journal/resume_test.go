@@ -188,9 +188,6 @@ func TestOpenSettlesUnansweredCallsOnce(t *testing.T) {
 	if len(r3.Unanswered) != 0 || len(r3.Events) != len(r.Events) {
 		t.Fatalf("second open: unanswered %v, %d events (first had %d)", r3.Unanswered, len(r3.Events), len(r.Events))
 	}
-	if got := interruptedDirs(r); len(got) != 1 || got[0] != "sub" {
-		t.Errorf("interruptedDirs %v", got)
-	}
 }
 
 func TestMarkResumedUpdatesHeaderAndChangedTools(t *testing.T) {
