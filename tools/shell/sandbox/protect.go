@@ -76,7 +76,7 @@ func (st *state) protections(ctx context.Context, ws string, env []string) ([]mo
 		}
 	}
 	ro(filepath.Join(ws, ".staage"), true)
-	if hp := hooksPath(ctx, ws, env); hp != "" && within(ws, hp) && !within(filepath.Join(dotgit, "hooks"), hp) && hp != ws {
+	if hp := st.cachedHooksPath(ctx, ws, env); hp != "" && within(ws, hp) && !within(filepath.Join(dotgit, "hooks"), hp) && hp != ws {
 		ro(hp, true)
 	}
 	return ms, nil
@@ -106,6 +106,39 @@ func linkedGitDirs(dotgit string) []string {
 		out = append(out, filepath.Clean(cd))
 	}
 	return out
+}
+
+// cachedHooksPath remembers core.hooksPath per workspace until one of the
+// config files it comes from changes: spawning git costs milliseconds on
+// every command, and in product mode the repository's config cannot change
+// from inside the sandbox.
+func (st *state) cachedHooksPath(ctx context.Context, ws string, env []string) string {
+	home, _ := lookup(env, "HOME")
+	var key strings.Builder
+	key.WriteString(ws)
+	for _, f := range []string{filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git"),
+		filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"), "/etc/gitconfig"} {
+		if fi, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&key, "|%s:%d:%d", f, fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			key.WriteString("|-")
+		}
+	}
+	st.mu.Lock()
+	if e, ok := st.hooks[ws]; ok && e.key == key.String() {
+		st.mu.Unlock()
+		return e.path
+	}
+	st.mu.Unlock()
+	p := hooksPath(ctx, ws, env)
+	st.mu.Lock()
+	st.hooks[ws] = hooksEntry{key: key.String(), path: p}
+	st.mu.Unlock()
+	return p
+}
+
+type hooksEntry struct {
+	key, path string
 }
 
 // hooksPath asks git for core.hooksPath (git config does not run programs).

@@ -59,7 +59,8 @@ type state struct {
 
 	dir   string // private state: home/, tmp/, empty/, empty-file
 	mu    sync.Mutex
-	holds map[string]int // placeholders in use, see protect.go
+	holds map[string]int        // placeholders in use, see protect.go
+	hooks map[string]hooksEntry // core.hooksPath per workspace
 }
 
 // Mode is the probed mode ("" for the zero Sandbox).
@@ -204,7 +205,7 @@ func reasonOf(err error) string {
 }
 
 func probeMode(ctx context.Context, mode Mode, reason string) (Sandbox, error) {
-	st := &state{mode: mode, reason: reason, holds: map[string]int{}}
+	st := &state{mode: mode, reason: reason, holds: map[string]int{}, hooks: map[string]hooksEntry{}}
 	st.user = currentUser()
 	if mode == Off {
 		return Sandbox{st}, nil

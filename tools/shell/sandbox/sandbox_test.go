@@ -360,3 +360,45 @@ func TestDescribeAndReport(t *testing.T) {
 		}
 	}
 }
+
+func TestProductProtectsHooksPathInsideWorkspace(t *testing.T) {
+	sb := probe(t, Product)
+	ws := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", ws}, {"-C", ws, "config", "core.hooksPath", ".husky"}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	res := runIn(t, sb, ws, "mkdir -p .husky && echo evil > .husky/pre-commit", time.Minute)
+	if res.ExitCode == 0 {
+		t.Fatalf("wrote into core.hooksPath: %s", res.Output)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".husky", "pre-commit")); err == nil {
+		t.Fatal("hook planted on the host")
+	}
+}
+
+func TestScrubAndAllowlist(t *testing.T) {
+	console := []string{"ANTHROPIC_API_KEY=x", "GITHUB_TOKEN=y", "AWS_SECRET_ACCESS_KEY=z", "NPM_CONFIG__AUTH=q",
+		"HARMLESS=sk-ant-api03-looks-like-a-key", "LD_PRELOAD=/evil.so", "BASH_ENV=/evil", "PATH=/usr/bin", "GOFLAGS=-mod=mod",
+		"EDITOR=vim", "HOME=/root"}
+	for _, env := range [][]string{productEnv(console, "/h", "/t"), benchEnv(console, "/h", "/t"), offEnv(console)} {
+		joined := strings.Join(env, "\n")
+		for _, bad := range []string{"ANTHROPIC_API_KEY", "GITHUB_TOKEN", "AWS_SECRET", "_AUTH", "sk-ant-"} {
+			if strings.Contains(joined, bad) {
+				t.Errorf("%s survived:\n%s", bad, joined)
+			}
+		}
+		if !strings.Contains(joined, "PATH=/usr/bin") {
+			t.Errorf("PATH lost:\n%s", joined)
+		}
+	}
+	for _, env := range [][]string{productEnv(console, "/h", "/t"), benchEnv(console, "/h", "/t")} {
+		joined := strings.Join(env, "\n")
+		for _, bad := range []string{"LD_PRELOAD", "BASH_ENV", "HOME=/root"} {
+			if strings.Contains(joined, bad) {
+				t.Errorf("%s survived in a sandbox:\n%s", bad, joined)
+			}
+		}
+	}
+}
