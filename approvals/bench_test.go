@@ -108,7 +108,10 @@ func BenchmarkGateCheck(b *testing.B) {
 		{"auto", approvals.NewGate(approvals.GateConfig{Auto: []tools.EffectClass{tools.EffectReversible}}), tool},
 		{"session", sessionGate, tool},
 		{"always", approvals.NewGate(approvals.GateConfig{Always: gf}), tool},
-		{"asked", approvals.NewGate(approvals.GateConfig{Approver: answer(once)}), tool},
+		// The operator answers at once: the cost of building the request
+		// (preview fallback, prefixes) around the human's time.
+		{"asked", approvals.NewGate(approvals.GateConfig{Approver: approvals.ApproverFunc(
+			func(context.Context, approvals.Request) (approvals.Decision, error) { return once, nil })}), tool},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
