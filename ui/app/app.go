@@ -102,7 +102,9 @@ type Model struct {
 	quitArmed            time.Time
 	flash                string
 	themeLocked          bool
-	lastLayoutInputLines int
+	// dimSrc and dimOut cache the dimmed background behind the modal.
+	dimSrc string
+	dimOut []string
 }
 
 // New builds the console.

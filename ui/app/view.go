@@ -161,28 +161,59 @@ func (m *Model) laneStates() []status.Lane {
 
 // overlay centres box over the frame; with dim set the frame behind it is
 // drawn faint and without its colours. Only the rows the box covers are
-// spliced, which is far cheaper than a compositor.
+// spliced, which is far cheaper than a compositor, and the dimmed
+// background is reused while it does not change (it rarely does while the
+// operator reads a dialog).
 func (m *Model) overlay(bg []string, box string, dim bool) []string {
 	if dim {
-		for i, l := range bg {
-			bg[i] = m.theme.Dim.Render(ansi.Strip(l))
-		}
+		bg = m.dimmed(bg)
 	}
 	fl := strings.Split(box, "\n")
-	bw := lipgloss.Width(box)
+	bw := ansi.StringWidth(fl[0])
 	x := max((m.w-bw)/2, 0)
 	y := max((m.h-len(fl))/2, 0)
+	out := make([]string, len(bg))
+	copy(out, bg)
 	for i, l := range fl {
 		row := y + i
-		if row >= len(bg) {
+		if row >= len(out) {
 			break
 		}
-		b := pad(bg[row], m.w)
+		b := out[row]
 		left := ansi.Truncate(b, x, "")
-		right := ansi.TruncateLeft(b, x+ansi.StringWidth(l), "")
-		bg[row] = left + "\x1b[m" + l + "\x1b[m" + right
+		if lw := ansi.StringWidth(left); lw < x {
+			left += strings.Repeat(" ", x-lw)
+		}
+		right := ansi.TruncateLeft(b, x+bw, "")
+		out[row] = left + "\x1b[m" + l + "\x1b[m" + right
 	}
-	return bg
+	return out
+}
+
+// dimmed returns the frame without colours in the dim style, cached by
+// content.
+func (m *Model) dimmed(bg []string) []string {
+	src := strings.Join(bg, "\n")
+	if m.dimSrc == src && m.dimOut != nil {
+		return m.dimOut
+	}
+	on, off := sgrOf(m.theme.Dim)
+	out := make([]string, len(bg))
+	for i, l := range bg {
+		out[i] = on + ansi.Strip(l) + off
+	}
+	m.dimSrc, m.dimOut = src, out
+	return out
+}
+
+// sgrOf returns the escape sequences a style opens and closes text with.
+func sgrOf(st lipgloss.Style) (on, off string) {
+	r := st.Render("x")
+	i := strings.IndexByte(r, 'x')
+	if i < 0 {
+		return "", ""
+	}
+	return r[:i], r[i+1:]
 }
 
 func pad(s string, w int) string {

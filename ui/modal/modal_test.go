@@ -73,7 +73,7 @@ var newGo = strings.Replace(oldGo, "i := 1", "i := 0", 1)
 func editReq() approvals.Request {
 	return approvals.Request{
 		ID: "c1", Lane: "main", Descriptor: desc("file_edit", tools.EffectReversible),
-		Args: args(map[string]any{"path": "tally/tally.go", "digest": "sha256:" + strings.Repeat("a", 64), "old": "i := 1", "new": "i := 0"}),
+		Args:    args(map[string]any{"path": "tally/tally.go", "digest": "sha256:" + strings.Repeat("a", 64), "old": "i := 1", "new": "i := 0"}),
 		Preview: tools.DiffPreview{Files: []tools.FileDiff{{Path: "tally/tally.go", Op: tools.FileModify, Old: oldGo, New: newGo}}},
 	}
 }

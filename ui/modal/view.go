@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"staage/themes"
 	"staage/tools"
 	"staage/ui/sanitize"
 )
@@ -140,7 +141,9 @@ func (m *Model) View() string {
 	}
 	lines = lines[:body]
 	lines = append(lines, m.statusLine(e, iw), m.hints(e, iw))
-	return th.Modal.Width(bw).Render(strings.Join(lines, "\n"))
+	edge := lipgloss.NewStyle().Foreground(th.Modal.GetBorderTopForeground())
+	_, bh := m.box()
+	return themes.Box(lipgloss.DoubleBorder(), edge, "", lines, bw, min(bh, ih+2), 1)
 }
 
 func (m *Model) commandMeta(e *entry, iw int) []string {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"staage/themes"
 	"staage/tools"
@@ -18,32 +17,18 @@ import (
 // Frame draws body lines in a bordered box of exactly w×h cells with a
 // title in the top border.
 func Frame(th themes.Theme, title string, focused bool, body []string, w, h int) string {
-	st := th.Pane
+	st, border := th.Pane, lipgloss.RoundedBorder()
 	if focused {
 		st = th.PaneFocused
-	}
-	iw, ih := max(w-2, 1), max(h-2, 0)
-	lines := make([]string, 0, ih)
-	for i := 0; i < ih && i < len(body); i++ {
-		l := ansi.Truncate(body[i], iw, "…")
-		if pad := iw - ansi.StringWidth(l); pad > 0 {
-			l += strings.Repeat(" ", pad)
-		}
-		lines = append(lines, l)
-	}
-	for len(lines) < ih {
-		lines = append(lines, strings.Repeat(" ", iw))
-	}
-	box := st.Width(w).Height(h).Render(strings.Join(lines, "\n"))
-	// Put the title into the top border.
-	rows := strings.Split(box, "\n")
-	if len(rows) > 0 && title != "" {
-		t := " " + th.PaneTitle.Render(title) + " "
-		if tw := lipgloss.Width(t); tw+3 <= w {
-			rows[0] = ansi.Truncate(rows[0], 2, "") + t + ansi.TruncateLeft(rows[0], 2+tw, "")
+		if !th.Colored() {
+			border = lipgloss.ThickBorder()
 		}
 	}
-	return strings.Join(rows, "\n")
+	edge := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())
+	if title != "" {
+		title = th.PaneTitle.Render(title)
+	}
+	return themes.Box(border, edge, title, body, w, h, 0)
 }
 
 // Plan shows a lane's plan.
