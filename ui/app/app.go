@@ -92,16 +92,16 @@ type Model struct {
 	modal *modal.Model
 	info  status.Info
 
-	w, h                 int
-	focus                Focus
-	showPlan, showDesk   bool
-	help                 bool
-	running              bool
-	cancel               context.CancelFunc
-	frameScheduled       bool
-	quitArmed            time.Time
-	flash                string
-	themeLocked          bool
+	w, h               int
+	focus              Focus
+	showPlan, showDesk bool
+	help               bool
+	running            bool
+	cancel             context.CancelFunc
+	frameScheduled     bool
+	quitArmed          time.Time
+	flash              string
+	themeLocked        bool
 	// dimSrc and dimOut cache the dimmed background behind the modal.
 	dimSrc string
 	dimOut []string
