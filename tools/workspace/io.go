@@ -43,7 +43,8 @@ func missing(p string) *tools.Refusal {
 	return tools.Refuse(tools.FileMissing, fmt.Sprintf("%s does not exist", p)).With("path", p)
 }
 
-func notRegular(p string, m fs.FileMode) *tools.Refusal {
+// NotRegular is the file.not_regular refusal for p, naming its kind.
+func NotRegular(p string, m fs.FileMode) *tools.Refusal {
 	kind := "not a regular file"
 	switch {
 	case m.IsDir():
@@ -94,7 +95,7 @@ func (r *Root) ReadFile(p string, max int64) (File, error) {
 		return File{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return File{}, notRegular(p, fi.Mode())
+		return File{}, NotRegular(p, fi.Mode())
 	}
 	if fi.Size() > max {
 		return File{}, tooLarge(p, fi.Size(), max)
@@ -112,7 +113,7 @@ func (r *Root) ReadFile(p string, max int64) (File, error) {
 		return File{}, fmt.Errorf("stat %s: %w", rel, err)
 	}
 	if !ofi.Mode().IsRegular() {
-		return File{}, notRegular(p, ofi.Mode())
+		return File{}, NotRegular(p, ofi.Mode())
 	}
 	// Read one byte past the cap to notice a file that grew.
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
@@ -151,7 +152,7 @@ func (r *Root) WriteFile(p string, data []byte, opt WriteOptions) (string, error
 	switch {
 	case err == nil:
 		if !fi.Mode().IsRegular() {
-			return "", notRegular(p, fi.Mode())
+			return "", NotRegular(p, fi.Mode())
 		}
 		if !opt.Overwrite {
 			return "", tools.Refuse(tools.FileExists, fmt.Sprintf("%s exists; pass overwrite:true to replace it", p)).With("path", p)
@@ -165,7 +166,7 @@ func (r *Root) WriteFile(p string, data []byte, opt WriteOptions) (string, error
 		return "", err
 	}
 	if rel == "." {
-		return "", notRegular(p, fs.ModeDir)
+		return "", NotRegular(p, fs.ModeDir)
 	}
 	dir, base := path.Split(rel)
 	dir = strings.TrimSuffix(dir, "/")
