@@ -95,7 +95,7 @@ func (s Sandbox) Prepare(ctx context.Context, x Exec) (proc.Spec, func(), error)
 			return proc.Spec{}, nop, &SetupError{Msg: err.Error()}
 		}
 		spec.Path, spec.Args = st.exe, []string{st.exe, helperArg, string(arg)}
-		spec.Env = benchEnv(x.Env, st.home(), st.tmp())
+		spec.Env = append(benchEnv(x.Env, st.home(), st.tmp()), gitGlobal(x.Env)...)
 		return spec, nop, nil
 	case Product:
 		ms, err := st.protections(ctx, ws, x.Env)
@@ -104,13 +104,13 @@ func (s Sandbox) Prepare(ctx context.Context, x Exec) (proc.Spec, func(), error)
 		}
 		release := func() { st.release(ms) }
 		h := helperSpec{ABI: st.abi, RW: []string{ws, "/tmp", "/dev/shm"}, RWFiles: devices, NoNet: true, Argv: x.Argv}
-		args, err := st.bwrapArgs(ws, dir, ms, h)
+		args, err := st.bwrapArgs(ws, dir, homeMounts(x.Env, ws), ms, h)
 		if err != nil {
 			release()
 			return proc.Spec{}, nop, &SetupError{Msg: err.Error()}
 		}
 		spec.Path, spec.Args = st.bwrap, args
-		spec.Env = productEnv(x.Env, innerHome, "/tmp")
+		spec.Env = append(productEnv(x.Env, innerHome, "/tmp"), gitGlobal(x.Env)...)
 		return spec, release, nil
 	}
 	return proc.Spec{}, nop, &SetupError{Msg: fmt.Sprintf("unknown mode %q", st.mode)}
@@ -120,7 +120,7 @@ func (s Sandbox) Prepare(ctx context.Context, x Exec) (proc.Spec, func(), error)
 // capability unless told otherwise: --cap-drop ALL is what stops a command
 // from remounting / read-write, and --disable-userns stops it from making a
 // nested user namespace to win them back.
-func (st *state) bwrapArgs(ws, dir string, ms []mount, h helperSpec) ([]string, error) {
+func (st *state) bwrapArgs(ws, dir string, home, ms []mount, h helperSpec) ([]string, error) {
 	arg, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
@@ -135,10 +135,13 @@ func (st *state) bwrapArgs(ws, dir string, ms []mount, h helperSpec) ([]string, 
 		"--tmpfs", "/tmp",
 		"--bind", st.home(), innerHome,
 		"--ro-bind", st.exe, innerHelper,
-		"--bind", ws, ws,
 	}
+	for _, m := range home {
+		a = m.append(a)
+	}
+	a = append(a, "--bind", ws, ws)
 	for _, m := range ms {
-		a = append(a, m.op, m.src, m.dst)
+		a = m.append(a)
 	}
 	a = append(a, "--chdir", dir, "--", innerHelper, helperArg, string(arg))
 	return a, nil
@@ -193,7 +196,7 @@ func selfTest(ctx context.Context, s Sandbox) error {
 		spec = proc.Spec{Path: st.exe, Args: []string{st.exe, helperArg, string(arg)}}
 	case Product:
 		h := helperSpec{ABI: st.abi, RW: []string{ws}, NoNet: true, Probe: "/tmp/deny-probe"}
-		args, err := st.bwrapArgs(ws, ws, nil, h)
+		args, err := st.bwrapArgs(ws, ws, nil, nil, h)
 		if err != nil {
 			return err
 		}

@@ -15,10 +15,18 @@ import (
 
 // mount is one bwrap mount operation over a protected path.
 type mount struct {
-	op   string // "--bind" or "--ro-bind"
+	op   string // "--bind", "--ro-bind" or "--tmpfs" (no src)
 	src  string
 	dst  string
 	hold string // a placeholder path this mount creates on the host, if any
+}
+
+// append adds the mount's bwrap arguments to a.
+func (m mount) append(a []string) []string {
+	if m.op == "--tmpfs" {
+		return append(a, m.op, m.dst)
+	}
+	return append(a, m.op, m.src, m.dst)
 }
 
 // protections lists the mounts that keep a workspace's sensitive paths

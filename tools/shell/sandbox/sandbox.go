@@ -102,6 +102,18 @@ func (s Sandbox) Describe() string {
 	return d
 }
 
+// Status is the short form for the status bar: the mode, and why when an
+// automatic choice fell back ("bench — bubblewrap not installed").
+func (s Sandbox) Status() string {
+	if s.st == nil {
+		return "none"
+	}
+	if s.st.reason != "" {
+		return string(s.st.mode) + " — " + s.st.reason
+	}
+	return string(s.st.mode)
+}
+
 // Network says in words whether a command can reach the network.
 func (s Sandbox) Network() string {
 	switch s.Mode() {
@@ -252,10 +264,7 @@ func probeMode(ctx context.Context, mode Mode, reason string) (Sandbox, error) {
 	return Sandbox{st}, nil
 }
 
-func landlockFix(m Mode) string {
-	if m == Product {
-		return "use a kernel with landlock enabled (lsm=landlock), or choose --sandbox off"
-	}
+func landlockFix(Mode) string {
 	return "use a kernel with landlock enabled (lsm=landlock), or choose --sandbox off"
 }
 

@@ -402,3 +402,79 @@ func TestScrubAndAllowlist(t *testing.T) {
 		}
 	}
 }
+
+func TestProductHidesTheOperatorsHome(t *testing.T) {
+	sb := probe(t, Product)
+	// Outside /tmp, which product replaces anyway: the home must be hidden
+	// by its own mount, not by accident.
+	home, err := os.MkdirTemp("/var/tmp", "staage-home-")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(home)
+	for p, c := range map[string]string{
+		".ssh/id_ed25519":         "PRIVATE KEY",
+		".config/staage/key":      "sk-ant-api03-secret",
+		"go/bin/tool":             "#!/bin/sh\necho tool-ran\n",
+		".cargo/credentials.toml": "token = \"cargo-secret\"",
+		".cargo/bin/cargo-x":      "x",
+		".gitconfig":              "[user]\n\tname = Operator Name\n\temail = op@example.com\n",
+	} {
+		os.MkdirAll(filepath.Join(home, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(home, p), []byte(c), 0o755)
+	}
+	ws := filepath.Join(home, "proj") // the workspace lives in the home, as usual
+	os.Mkdir(ws, 0o755)
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	env := []string{"HOME=" + home, "PATH=" + filepath.Join(home, "go", "bin") + ":/usr/bin:/bin"}
+	res, err := sb.Run(context.Background(), Exec{Workspace: ws, Env: env, Timeout: time.Minute, Argv: []string{"/bin/bash", "-c",
+		fmt.Sprintf("cat %[1]s/.ssh/id_ed25519 %[1]s/.config/staage/key %[1]s/.cargo/credentials.toml; tool; "+
+			"echo x > f && git add f && git commit -qm m && git log --format=%%an", home)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"PRIVATE KEY", "sk-ant", "cargo-secret"} {
+		if strings.Contains(res.Output, secret) {
+			t.Errorf("%s readable in product: %s", secret, res.Output)
+		}
+	}
+	if !strings.Contains(res.Output, "tool-ran") {
+		t.Errorf("a PATH entry under the home was hidden: %s", res.Output)
+	}
+	if !strings.Contains(res.Output, "Operator Name") {
+		t.Errorf("the operator's git identity was lost: %s", res.Output)
+	}
+}
+
+// setsid escapes a process group; product's pid namespace still catches it.
+func TestProductKillsSetsidEscapees(t *testing.T) {
+	sb := probe(t, Product)
+	res := runIn(t, sb, t.TempDir(), "setsid sleep 41999 & setsid -f sleep 41998; sleep 60", 500*time.Millisecond)
+	if !res.TimedOut {
+		t.Fatalf("not timed out: %+v", res)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for alive("sleep", "41999") || alive("sleep", "41998") {
+		if time.Now().After(deadline) {
+			t.Fatal("a setsid'd process survived the product sandbox")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestStatusNamesTheFallback(t *testing.T) {
+	if sb := probe(t, Product); sb.Status() != "product" {
+		t.Fatalf("explicit product status %q", sb.Status())
+	}
+	t.Setenv("PATH", "/nonexistent")
+	sb, err := Probe(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	if got := sb.Status(); got != "bench — bubblewrap not installed" && !strings.HasPrefix(got, "off — ") {
+		t.Fatalf("status %q", got)
+	}
+}
