@@ -133,6 +133,10 @@ func (st *state) bwrapArgs(ws, dir string, home, ms []mount, h helperSpec) ([]st
 		"--dev", "/dev",
 		"--proc", "/proc",
 		"--tmpfs", "/tmp",
+		// /run holds the host's service sockets (docker, dbus, postgres): a
+		// pathname unix socket ignores the network namespace, and Landlock
+		// only covers them from ABI 9.
+		"--tmpfs", "/run",
 		"--bind", st.home(), innerHome,
 		"--ro-bind", st.exe, innerHelper,
 	}

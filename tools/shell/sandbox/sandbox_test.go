@@ -478,3 +478,11 @@ func TestStatusNamesTheFallback(t *testing.T) {
 		t.Fatalf("status %q", got)
 	}
 }
+
+func TestProductMasksHostSockets(t *testing.T) {
+	sb := probe(t, Product)
+	res := runIn(t, sb, t.TempDir(), "ls -A /run | wc -l; find /run /tmp -type s | wc -l", time.Minute)
+	if res.ExitCode != 0 || res.Output != "0\n0\n" {
+		t.Fatalf("host sockets visible: %q", res.Output)
+	}
+}
