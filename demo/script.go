@@ -18,6 +18,10 @@ const (
 	FixedLoop = "for i := 0; i < len(xs); i++ {"
 )
 
+// CheckCommand is the demo's bash command: it needs nothing but a shell
+// and grep, so it works in any sandbox on any machine.
+const CheckCommand = "grep -n 'for i :=' tally/tally.go"
+
 // EditedFile is the file the demo edits.
 const EditedFile = "tally/tally.go"
 
@@ -46,7 +50,7 @@ type response struct {
 }
 
 func plan(statuses ...string) call {
-	titles := []string{"Read the code", "Fix the bug", "Run the tests", "Write up the change"}
+	titles := []string{"Read the code", "Fix the bug", "Check the fix", "Write up the change"}
 	steps := make([]step, len(titles))
 	for i := range titles {
 		steps[i] = step{Title: titles[i], Status: statuses[i]}
@@ -119,22 +123,22 @@ func Script() []byte {
 			DelayMS: pace,
 		},
 		{
-			Text:      "Understood, no network. Running the tests instead.",
-			ToolCalls: []call{{Name: "bash", Input: map[string]any{"command": "go test ./..."}}},
+			Text:      "Understood, no network. Checking the loop with a local command instead.",
+			ToolCalls: []call{{Name: "bash", Input: map[string]any{"command": CheckCommand}}},
 			DelayMS:   pace,
 		},
 		{
 			Text: "Writing up what changed.",
 			ToolCalls: []call{
 				plan("done", "done", "done", "done"),
-				desk("# tally: wrong total\n\n- **symptom**: `tally 1 2 3` printed 5\n- **cause**: `Sum` looped from index 1\n- **fix**: loop from 0 (`" + EditedFile + "`)\n- **checked**: `go test ./...`\n"),
+				desk("# tally: wrong total\n\n- **symptom**: `tally 1 2 3` printed 5\n- **cause**: `Sum` looped from index 1\n- **fix**: loop from 0 (`" + EditedFile + "`)\n- **checked**: `" + CheckCommand + "`\n"),
 			},
 			DelayMS: pace,
 		},
 		{
 			Text: "Done. `tally.Sum` skipped the first element because its loop started at 1; it now starts at 0.\n\n" +
 				"What you saw:\n\n- a **plan** and **desk** pane kept up to date\n- reads, one refused edit (`file.stale`) and one approved edit with its diff\n" +
-				"- a network call denied with a note\n- a test run through `bash`\n\nType a prompt to keep going (the demo's script has ended), or `ctrl+c` twice to quit.",
+				"- a network call denied with a note\n- a check run through `bash`\n\nType a prompt to keep going (the demo's script has ended), or `ctrl+c` twice to quit.",
 			DelayMS: pace,
 		},
 	}

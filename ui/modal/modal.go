@@ -331,6 +331,7 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "enter", "space":
 		m.flash = "no default answer: y once · s session · a always · n deny · d deny with a note"
 	}
+	m.layout()
 	return m.highlightCmd(), true
 }
 

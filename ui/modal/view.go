@@ -49,7 +49,9 @@ func (m *Model) layout() {
 	}
 	iw, ih := m.inner()
 	used := len(m.header(e, iw)) + 1 + m.shownArgs(e, ih) + 1 + footerLines
-	e.diff.SetSize(iw, max(ih-used, 3))
+	avail := max(ih-used, 3)
+	// A short diff gets a short dialog; a long one scrolls in what is left.
+	e.diff.SetSize(iw, min(avail, max(e.diff.Rows()+1, 3)))
 }
 
 func (m *Model) shownArgs(e *entry, ih int) int {
@@ -135,15 +137,15 @@ func (m *Model) View() string {
 		lines = append(lines, "")
 		lines = append(lines, m.commandMeta(e, iw)...)
 	}
-	body := ih - footerLines
+	// The dialog is as tall as what it shows, up to the screen.
+	body := min(ih-footerLines, max(len(lines)+1, 8))
 	for len(lines) < body {
 		lines = append(lines, "")
 	}
 	lines = lines[:body]
 	lines = append(lines, m.statusLine(e, iw), m.hints(e, iw))
 	edge := lipgloss.NewStyle().Foreground(th.Modal.GetBorderTopForeground())
-	_, bh := m.box()
-	return themes.Box(lipgloss.DoubleBorder(), edge, "", lines, bw, min(bh, ih+2), 1)
+	return themes.Box(lipgloss.DoubleBorder(), edge, "", lines, bw, len(lines)+2, 1)
 }
 
 func (m *Model) commandMeta(e *entry, iw int) []string {

@@ -31,7 +31,7 @@ func Bar(th themes.Theme, in Info, w int) string {
 	if in.Demo {
 		left = append(left, th.StatusWarn.Render("offline demo"))
 	}
-	if in.Model != "" {
+	if in.Model != "" && !(in.Demo && in.Model == "offline demo") {
 		left = append(left, th.StatusBar.Render(sanitize.Line(in.Model)))
 	}
 	if in.Sandbox != "" {

@@ -92,7 +92,7 @@ type ToolCard struct {
 
 // keyArgNames are argument names that identify a call, in order of
 // preference. This looks at argument shapes, never at tool names.
-var keyArgNames = []string{"path", "command", "pattern", "objective", "change", "name", "query", "slug", "page"}
+var keyArgNames = []string{"path", "command", "pattern", "objective", "change", "name", "query", "slug"}
 
 func newToolCard(id, name, origin string, effect tools.EffectClass, policy tools.ApprovalPolicy, digest string, input json.RawMessage) *ToolCard {
 	tc := &ToolCard{

@@ -110,6 +110,9 @@ func (t *Transcript) Apply(e agent.Event) bool {
 		t.updateTool(ev.ID, func(tc *ToolCard) { tc.Status = ToolAwaiting })
 	case agent.ApprovalDecided:
 		t.updateTool(ev.ID, func(tc *ToolCard) {
+			if ev.Scope == "never" && ev.Decision == "approved" {
+				return // a NEVER-policy tool: nobody was asked
+			}
 			d := ev.Decision + " · " + ev.Scope
 			if ev.Prefix != "" {
 				d += " " + sanitize.Line(ev.Prefix)
