@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -292,5 +293,30 @@ func TestFoldedKeyCannotSmuggleAValue(t *testing.T) {
 	// A key that merely contains such a letter, alone, is fine.
 	if _, ref := tool.Bind("1", "main", json.RawMessage("{\"ta\u017fk\":\"x\"}")); ref != nil {
 		t.Errorf("a lone unusual key refused: %v", ref)
+	}
+}
+
+// TestDispatchRunsTheValidatedCall drives a call the way the loop does:
+// look the name up, bind the raw arguments, run the tool's own handler.
+func TestDispatchRunsTheValidatedCall(t *testing.T) {
+	var seen []tools.Call
+	h := tools.HandlerFunc(func(ctx context.Context, call tools.Call) tools.Result {
+		seen = append(seen, call)
+		return tools.Ok{Payload: "done"}
+	})
+	d := decl("srv", "x")
+	d.Handler = h
+	ts, _ := tools.NewToolset([]tools.Declaration{d, decl("", "other")})
+	tool := mustLookup(t, ts, "srv__x")
+	call, ref := tool.Bind("id-9", "lane-1", json.RawMessage(`{ "q" : "hello" }`))
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	res := tool.Handler().Run(context.Background(), call)
+	if w := tools.ToWire(res); !w.OK || string(w.Payload) != `"done"` {
+		t.Errorf("result %+v", w)
+	}
+	if len(seen) != 1 || string(seen[0].Args) != `{"q":"hello"}` || seen[0].ID != "id-9" || seen[0].Lane != "lane-1" {
+		t.Errorf("handler saw %+v", seen)
 	}
 }
