@@ -13,6 +13,10 @@ type ignoreRule struct {
 	negate  bool
 	dirOnly bool
 	m       *matcher
+	// inside is set for "dir/**": it ignores what is inside dir, not dir
+	// itself (so "!dir/keep" can still re-include), unlike doublestar,
+	// whose "dir/**" also matches "dir".
+	inside string
 }
 
 // ignorer holds the rules of one directory's .gitignore and points at the
@@ -81,6 +85,9 @@ func compileIgnoreLine(line string) (ignoreRule, bool) {
 		m.kind, m.lit = matchSuffix, line[1:]
 	}
 	r.m = m
+	if dir, ok := strings.CutSuffix(line, "/**"); ok && anchored {
+		r.inside = dir
+	}
 	return r, true
 }
 
@@ -94,7 +101,7 @@ func (ig *ignorer) ignored(rel, name string, isDir bool) bool {
 		}
 		for i := len(g.rules) - 1; i >= 0; i-- {
 			r := g.rules[i]
-			if r.dirOnly && !isDir {
+			if r.dirOnly && !isDir || r.inside != "" && sub == r.inside {
 				continue
 			}
 			if r.m.match(sub, name) {

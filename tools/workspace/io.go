@@ -175,6 +175,9 @@ func (r *Root) WriteFile(p string, data []byte, opt WriteOptions) (string, error
 	}
 	if opt.MakeDirs && dir != "." {
 		if err := r.root.MkdirAll(dir, 0o755); err != nil {
+			if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+				return "", tools.Refuse(tools.FileNotRegular, fmt.Sprintf("a parent of %s is not a directory", p)).With("path", p)
+			}
 			return "", fmt.Errorf("create directories for %s: %w", rel, err)
 		}
 	}
@@ -183,6 +186,9 @@ func (r *Root) WriteFile(p string, data []byte, opt WriteOptions) (string, error
 		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
 	tmp, err := r.writeTemp(dir, base, data, mode, fi)
+	if errors.Is(err, syscall.ENOTDIR) {
+		return "", tools.Refuse(tools.FileNotRegular, fmt.Sprintf("a parent of %s is not a directory", p)).With("path", p)
+	}
 	if err != nil {
 		return "", err
 	}
