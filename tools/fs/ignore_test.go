@@ -59,17 +59,17 @@ func TestFindMatchesGit(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	h := newHarness(t, map[string]string{
-		".gitignore":           "*.o\n/out/\nlogs/**\n!logs/keep\ntmp*\n*.bak\n!special.bak\nnode_modules\n",
-		"main.c":               "", "main.o": "", "out/x": "", "src/out/y": "",
+		".gitignore": "*.o\n/out/\nlogs/**\n!logs/keep\ntmp*\n*.bak\n!special.bak\nnode_modules\n",
+		"main.c":     "", "main.o": "", "out/x": "", "src/out/y": "",
 		"logs/a": "", "logs/keep": "", "tmp1": "", "src/tmp2/z": "",
-		"src/.gitignore":       "*.gen.go\n!ok.gen.go\n/only-here\n",
-		"src/a.gen.go":         "", "src/ok.gen.go": "", "src/only-here": "", "src/deep/only-here": "",
-		"x.bak":                "", "special.bak": "", "node_modules/m/index.js": "",
+		"src/.gitignore": "*.gen.go\n!ok.gen.go\n/only-here\n",
+		"src/a.gen.go":   "", "src/ok.gen.go": "", "src/only-here": "", "src/deep/only-here": "",
+		"x.bak": "", "special.bak": "", "node_modules/m/index.js": "",
 		"src/lib/node_modules": "", "src/lib/b.go": "",
-		"docs/.gitignore":      "*\n!*.md\n!.gitignore\n",
-		"docs/a.md":            "", "docs/b.txt": "",
-		".git/info/exclude":    "excluded-by-info\n",
-		"excluded-by-info":     "",
+		"docs/.gitignore": "*\n!*.md\n!.gitignore\n",
+		"docs/a.md":       "", "docs/b.txt": "",
+		".git/info/exclude": "excluded-by-info\n",
+		"excluded-by-info":  "",
 	})
 	cmd := exec.Command(git, "init", "-q", ".")
 	cmd.Dir = h.dir
