@@ -38,6 +38,9 @@ type Config struct {
 	AutoPrompt string
 	// BootReport lines are shown at the top of the transcript.
 	BootReport []string
+	// History is a resumed session's journaled events, folded through the
+	// same reducers as live ones before the console starts.
+	History []agent.Event
 	// Env picks the theme; DarkBackground is updated from the terminal.
 	Env themes.Env
 	// Notify enables OSC 9 desktop notifications with the bell.
@@ -134,6 +137,13 @@ func New(cfg Config) *Model {
 	m.modal = modal.New(m.theme, m.hl, m.now)
 	m.ensureLane(agent.MainLane)
 	t := m.transcripts[agent.MainLane]
+	for _, e := range cfg.History {
+		m.event(e)
+	}
+	for _, tr := range m.transcripts {
+		tr.Settle()
+	}
+	m.frameScheduled = false
 	for _, l := range cfg.BootReport {
 		t.Notice(transcript.LevelInfo, l)
 	}
