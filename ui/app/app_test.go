@@ -333,3 +333,55 @@ func TestInjectionInert(t *testing.T) {
 		t.Fatalf("the command does not show what was removed:\n%s", screen(m))
 	}
 }
+
+// TestNoColorHonoured renders a busy frame (transcript, panes, a modal with a
+// diff) under NO_COLOR and finds no colour in it.
+func TestNoColorHonoured(t *testing.T) {
+	m := New(Config{Env: themes.Env{NoColor: "1"}})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	// The terminal's background answer must not bring colour back.
+	m.Update(tea.BackgroundColorMsg{})
+	send(m, demoEvents()...)
+	openReq(m, 1, approvals.Request{ID: "c", Descriptor: descriptor("file_edit", tools.EffectReversible),
+		Args: raw(map[string]any{"path": "a.go"}), Preview: tools.DiffPreview{Files: []tools.FileDiff{{Path: "a.go", Op: tools.FileModify, Old: "package a\n", New: "package b\n"}}}})
+	frames := []string{m.View().Content}
+	m.modal.Update(key("v"))
+	frames = append(frames, m.View().Content)
+	for _, f := range frames {
+		if p := colourParam(f); p != "" {
+			t.Fatalf("colour SGR parameter %s under NO_COLOR", p)
+		}
+	}
+	if !strings.Contains(ansi.Strip(frames[0]), "[reversible]") {
+		t.Fatal("the effect class is not spelled out without colour")
+	}
+	// The detector itself finds colour in the dark theme.
+	d, _ := newTestModel(t, 120, 40)
+	send(d, demoEvents()...)
+	if colourParam(d.View().Content) == "" {
+		t.Fatal("colourParam finds no colour in the dark theme")
+	}
+}
+
+// colourParam returns the first SGR parameter that sets a colour.
+func colourParam(s string) string {
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			return ""
+		}
+		s = s[i+2:]
+		j := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' && r != ';' && r != ':' })
+		if j < 0 || s[j] != 'm' {
+			continue
+		}
+		for _, p := range strings.FieldsFunc(s[:j], func(r rune) bool { return r == ';' || r == ':' }) {
+			switch {
+			case p == "38" || p == "48" || p == "58",
+				len(p) == 2 && (p[0] == '3' || p[0] == '4' || p[0] == '9') && p[1] <= '7',
+				len(p) == 3 && strings.HasPrefix(p, "10") && p[2] <= '7':
+				return p
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"staage/themes"
 )
@@ -40,13 +41,30 @@ func New(th themes.Theme) *Model {
 	ta.SetHeight(1)
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j", "alt+enter"))
 	// up/down walk history at the edges; keep the rest of the keymap.
-	ta.SetStyles(textarea.DefaultStyles(th.IsDark))
+	ta.SetStyles(styles(th))
 	ta.Focus()
 	return &Model{ta: ta}
 }
 
 // SetTheme restyles the textarea.
-func (m *Model) SetTheme(th themes.Theme) { m.ta.SetStyles(textarea.DefaultStyles(th.IsDark)) }
+func (m *Model) SetTheme(th themes.Theme) { m.ta.SetStyles(styles(th)) }
+
+// styles are bubbles' defaults, or no colour at all under NO_COLOR.
+func styles(th themes.Theme) textarea.Styles {
+	st := textarea.DefaultStyles(th.IsDark)
+	if th.Colored() {
+		return st
+	}
+	plain := textarea.StyleState{
+		Base: lipgloss.NewStyle(), Text: lipgloss.NewStyle(), LineNumber: lipgloss.NewStyle(),
+		CursorLineNumber: lipgloss.NewStyle(), CursorLine: lipgloss.NewStyle(),
+		EndOfBuffer: lipgloss.NewStyle(), Placeholder: lipgloss.NewStyle().Faint(true), Prompt: lipgloss.NewStyle().Bold(true),
+		Selection: lipgloss.NewStyle().Reverse(true),
+	}
+	st.Focused, st.Blurred = plain, plain
+	st.Cursor.Color = nil
+	return st
+}
 
 // SetWidth sets the width.
 func (m *Model) SetWidth(w int) { m.width = w; m.ta.SetWidth(w) }

@@ -1,0 +1,5 @@
+package themes
+
+import "github.com/charmbracelet/x/ansi"
+
+func lipglossWidth(s string) int { return ansi.StringWidth(s) }
