@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -58,6 +59,9 @@ func encodeHeader(h Header) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// ErrInvalidID is returned for a session ID that is not a plain name.
+var ErrInvalidID = errors.New("not a session id")
 
 // NewID mints a session ID: a UTC timestamp (so IDs sort by start) and six
 // random hex digits (so two sessions started in the same second differ).

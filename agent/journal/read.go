@@ -244,7 +244,7 @@ func (r *Replay) Interrupted(lane, id string) bool {
 // not plain names.
 func PathFor(dir, id string) (string, error) {
 	if !ValidID(id) {
-		return "", fmt.Errorf("journal: %q is not a session id", id)
+		return "", fmt.Errorf("journal: %q is %w", id, ErrInvalidID)
 	}
 	return filepath.Join(dir, id+".jsonl"), nil
 }

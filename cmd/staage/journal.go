@@ -46,7 +46,7 @@ func openJournal(ctx context.Context, opts bootOptions, hdr journal.Header) (*jo
 		path, err = journal.Latest(dir, hdr.Workspace)
 	}
 	if err != nil {
-		if errors.Is(err, journal.ErrNoSession) {
+		if errors.Is(err, journal.ErrNoSession) || errors.Is(err, journal.ErrInvalidID) {
 			return nil, nil, &exitError{code: 2, msg: err.Error()}
 		}
 		return nil, nil, err
