@@ -55,11 +55,11 @@ func (s Sandbox) Run(ctx context.Context, x Exec) (proc.Result, error) {
 	if err != nil {
 		return res, &SetupError{Msg: err.Error()}
 	}
-	if s.Mode() != Off && res.ExitCode == helperFailCode {
-		if i := strings.Index(res.Output, helperFailPrefix); i >= 0 && (i == 0 || !strings.Contains(res.Output[:i], "\n") || s.Mode() == Product) {
-			line, _, _ := strings.Cut(res.Output[i+len(helperFailPrefix):], "\n")
-			return res, &SetupError{Msg: line}
-		}
+	// The helper speaks first: a line starting with its prefix and its exit
+	// codes mean the command never ran.
+	if s.Mode() != Off && (res.ExitCode == helperFailCode || res.ExitCode == 126) && strings.HasPrefix(res.Output, helperFailPrefix) {
+		line, _, _ := strings.Cut(res.Output[len(helperFailPrefix):], "\n")
+		return res, &SetupError{Msg: line}
 	}
 	if s.Mode() == Product && res.ExitCode == 1 && strings.HasPrefix(res.Output, "bwrap: ") {
 		line, _, _ := strings.Cut(res.Output, "\n")
@@ -89,6 +89,9 @@ func (s Sandbox) Prepare(ctx context.Context, x Exec) (proc.Spec, func(), error)
 		spec.Path, spec.Args, spec.Env = x.Argv[0], x.Argv, offEnv(x.Env)
 		return spec, nop, nil
 	case Bench:
+		if err := st.installProfile(x.Env); err != nil {
+			return proc.Spec{}, nop, &SetupError{Msg: err.Error()}
+		}
 		h := helperSpec{ABI: st.abi, RW: []string{ws, st.home(), st.tmp()}, RWFiles: devices, Argv: x.Argv}
 		arg, err := json.Marshal(h)
 		if err != nil {
@@ -98,9 +101,17 @@ func (s Sandbox) Prepare(ctx context.Context, x Exec) (proc.Spec, func(), error)
 		spec.Env = append(benchEnv(x.Env, st.home(), st.tmp()), gitGlobal(x.Env)...)
 		return spec, nop, nil
 	case Product:
+		profile, err := st.profileFile(x.Env)
+		if err != nil {
+			return proc.Spec{}, nop, &SetupError{Msg: err.Error()}
+		}
 		ms, err := st.protections(ctx, ws, x.Env)
 		if err != nil {
 			return proc.Spec{}, nop, &SetupError{Msg: err.Error()}
+		}
+		if profile != "" {
+			// Read-only: a command cannot change what later commands run.
+			ms = append(ms, mount{op: "--ro-bind", src: profile, dst: innerHome + "/.bash_profile"})
 		}
 		release := func() { st.release(ms) }
 		h := helperSpec{ABI: st.abi, RW: []string{ws, "/tmp", "/dev/shm"}, RWFiles: devices, NoNet: true, Argv: x.Argv}

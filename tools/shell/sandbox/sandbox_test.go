@@ -486,3 +486,46 @@ func TestProductMasksHostSockets(t *testing.T) {
 		t.Fatalf("host sockets visible: %q", res.Output)
 	}
 }
+
+// A helper that cannot restrict itself must not run the command.
+func TestHelperFailureIsASetupError(t *testing.T) {
+	for _, m := range []Mode{Product, Bench} {
+		good := probe(t, m)
+		bad := &state{mode: m, abi: 99, bwrap: good.st.bwrap, exe: good.st.exe, dir: good.st.dir,
+			holds: map[string]int{}, hooks: map[string]hooksEntry{}} // ABI 99: no such preset, the helper refuses
+		ws := t.TempDir()
+		res, err := Sandbox{bad}.Run(context.Background(), Exec{Workspace: ws,
+			Argv: []string{"/bin/bash", "-c", "touch ran"}, Env: testEnv(t), Timeout: time.Minute})
+		var se *SetupError
+		if !errors.As(err, &se) || !strings.Contains(se.Msg, "ABI 99") {
+			t.Fatalf("%s: %v %+v", m, err, res)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+			t.Fatalf("%s: the command ran without its sandbox", m)
+		}
+	}
+}
+
+// /etc/profile resets PATH in a login shell; the private HOME's profile
+// restores the console's, so the tools the operator has still resolve.
+func TestLoginShellKeepsTheConsolePath(t *testing.T) {
+	for _, m := range []Mode{Product, Bench} {
+		t.Run(string(m), func(t *testing.T) {
+			sb := probe(t, m)
+			ws := t.TempDir()
+			os.Mkdir(filepath.Join(ws, "bin"), 0o755)
+			os.WriteFile(filepath.Join(ws, "bin", "mytool"), []byte("#!/bin/sh\necho mytool-ran\n"), 0o755)
+			env := []string{"PATH=" + filepath.Join(ws, "bin") + ":/usr/bin:/bin", "HOME=" + t.TempDir()}
+			res, err := sb.Run(context.Background(), Exec{Workspace: ws, Argv: []string{"/bin/bash", "-lc", "mytool"}, Env: env, Timeout: time.Minute})
+			if err != nil || !strings.Contains(res.Output, "mytool-ran") {
+				t.Fatalf("%v: %q", err, res.Output)
+			}
+			// A command cannot rewrite what the next command's login runs.
+			runIn(t, sb, ws, "echo 'echo planted' >> ~/.bash_profile", time.Minute)
+			res, _ = sb.Run(context.Background(), Exec{Workspace: ws, Argv: []string{"/bin/bash", "-lc", "true"}, Env: env, Timeout: time.Minute})
+			if strings.Contains(res.Output, "planted") {
+				t.Fatalf("a planted profile ran: %q", res.Output)
+			}
+		})
+	}
+}
