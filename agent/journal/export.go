@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"staage/agent"
+	"staage/tools"
 )
 
 // exportClip bounds a tool input or payload in an export; the journal
@@ -162,7 +163,7 @@ func (x *exporter) result(v agent.ToolResult) {
 	switch {
 	case v.OK:
 		x.p("→ ok\n\n%s\n", fence("json", clip(string(v.Payload))))
-	case x.r.Interrupted(v.Lane, v.ID):
+	case v.Refusal == tools.ToolInterrupted || x.r.Interrupted(v.Lane, v.ID):
 		x.p("→ **interrupted** — %s\n\n", Sanitize(v.Message))
 	default:
 		x.p("→ refused %s: %s\n\n", inlineCode(string(v.Refusal)), Sanitize(v.Message))

@@ -71,6 +71,20 @@ func TestExportMarkdownGolden(t *testing.T) {
 		t.Error("interrupted call not marked")
 	}
 	golden(t, "export.md", b.Bytes())
+
+	// Read back later (the calls are settled now), the export still says
+	// the call was interrupted.
+	later, err := Read(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b2 bytes.Buffer
+	if err := ExportMarkdown(later, &b2); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b2.String(), "**interrupted**") {
+		t.Error("a settled interrupted call is not marked in a later export")
+	}
 }
 
 func TestSanitize(t *testing.T) {

@@ -222,7 +222,12 @@ func TestWriteFailureIsRecordedNotFatal(t *testing.T) {
 	dir := t.TempDir()
 	w := create(t, dir, "s")
 	var reported []error
-	w.OnError(func(err error) { reported = append(reported, err) })
+	w.OnError(func(err error) {
+		reported = append(reported, err)
+		// The hook may publish (the console shows the failure); it must
+		// not deadlock, and the failed writer drops it.
+		w.Publish(agent.Error{Lane: "main", Kind: "journal", Message: err.Error()})
+	})
 	// Swap the file for a read-only descriptor: every write now fails.
 	ro, err := os.Open(w.Path())
 	if err != nil {

@@ -44,6 +44,7 @@ type Writer struct {
 	closed  bool
 	scratch []byte // reused line buffer
 	dirty   bool   // written since the last fsync
+	report  error  // a failure not yet handed to onError
 
 	// Coalesced deltas: one pending text or thinking run for one lane.
 	pendType string
@@ -181,8 +182,9 @@ func (w *Writer) ID() string { return w.id }
 func (w *Writer) Path() string { return w.path }
 
 // OnError sets a hook called once, with the first write failure, so the
-// console can show it. It is called with the writer's lock held: it must
-// not publish back into this writer.
+// console can show it. It runs after the writer's lock is released, so it
+// may publish (an agent.Error to the console, say); anything it publishes
+// back into this writer is dropped, since the writer has failed.
 func (w *Writer) OnError(fn func(error)) {
 	w.mu.Lock()
 	w.onError = fn
@@ -211,7 +213,7 @@ func (w *Writer) Err() error {
 // before Publish returns.
 func (w *Writer) Publish(e agent.Event) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.closed || w.err != nil {
 		return
 	}
@@ -241,7 +243,7 @@ func (w *Writer) MarkResumed(h Header) error {
 		return err
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.closed {
 		return errors.New("journal: closed")
 	}
@@ -253,7 +255,7 @@ func (w *Writer) MarkResumed(h Header) error {
 // Flush writes pending coalesced text and fsyncs the file.
 func (w *Writer) Flush() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.closed {
 		return w.err
 	}
@@ -265,7 +267,7 @@ func (w *Writer) Flush() error {
 // to call more than once.
 func (w *Writer) Close() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.closed {
 		return w.err
 	}
@@ -364,9 +366,16 @@ func (w *Writer) fail(err error) {
 	if w.err != nil {
 		return
 	}
-	w.err = err
-	if w.onError != nil {
-		w.onError(err)
+	w.err, w.report = err, err
+}
+
+// unlock releases the lock and then tells the hook about a new failure.
+func (w *Writer) unlock() {
+	err, hook := w.report, w.onError
+	w.report = nil
+	w.mu.Unlock()
+	if err != nil && hook != nil {
+		hook(err)
 	}
 }
 
