@@ -114,6 +114,12 @@ var bypasses = []struct {
 	{"perl", "perl -e 'system(1)'"},
 	{"node", "node -e 'x'"},
 	{"npm", "npm exec evil"},
+	{"npm", "npm install evil-package"},
+	{"pip", "pip install evil"},
+	{"go", "go install example.com/evil@latest"},
+	{"git", "git help -w log"},
+	{"make", "make -C /elsewhere"},
+	{"python3 -m pytest", "python3 -m pytest -p evil_plugin"},
 	{"less", "less +!id file"},
 	{"man", "man -P evil ls"},
 	// Unicode look-alikes, invisible characters and other scripts.

@@ -66,7 +66,8 @@ var rules = map[string]rule{
 			"--ext-diff", "--output", "--template", "--separate-git-dir", "--config", "--config-env", "--to-cmd",
 			"--cc-cmd", "--sendmail-cmd", "--smtp-server", "--exec-path", "--git-dir", "--work-tree", "--textconv"},
 		ownSub: []string{"config", "submodule", "bisect", "filter-branch", "send-email", "daemon", "instaweb",
-			"credential", "difftool", "mergetool", "hook", "clone", "archive", "fetch", "pull", "push", "remote", "ls-remote"},
+			"credential", "difftool", "mergetool", "hook", "clone", "archive", "fetch", "pull", "push", "remote", "ls-remote",
+			"help", "web--browse"},
 		pairs: [][2]string{{"submodule", "foreach"}, {"bisect", "run"}, {"rebase", "-x"}, {"rebase", "--exec"}},
 		check: gitUploadPack,
 	},
@@ -77,13 +78,15 @@ var rules = map[string]rule{
 	"rsync":  {flags: []string{"-e", "--rsh", "--rsync-path"}, letters: "e"},
 	"ssh":    {flags: []string{"-o", "-F", "-S"}, letters: "oF"},
 	"scp":    {flags: []string{"-o", "-F", "-S"}, letters: "oFS"},
-	"go":     {flags: []string{"-exec", "--exec", "-toolexec", "--toolexec", "-overlay", "--overlay"}, ownSub: []string{"generate", "env", "tool", "run"}},
-	"cargo":  {flags: []string{"--config", "-Z"}, ownSub: []string{"install"}},
-	"make":   {flags: []string{"-f", "--file", "--makefile", "--eval", "-E", "-e", "--environment-overrides"}, letters: "fEe", check: hasAssignment},
-	"gmake":  {flags: []string{"-f", "--file", "--makefile", "--eval", "-E", "-e"}, letters: "fEe", check: hasAssignment},
-	"npm":    {flags: []string{"--script-shell", "--node-options"}, ownSub: []string{"exec", "x", "explore"}},
-	"pnpm":   {flags: []string{"--script-shell"}, ownSub: []string{"exec", "dlx"}},
-	"yarn":   {flags: []string{"--script-shell"}, ownSub: []string{"exec", "dlx"}},
+	"go":     {flags: []string{"-exec", "--exec", "-toolexec", "--toolexec", "-overlay", "--overlay"}, ownSub: []string{"generate", "env", "tool", "run", "get", "install"}},
+	"cargo":  {flags: []string{"--config", "-Z"}, ownSub: []string{"install", "publish", "login"}},
+	"make":   {flags: []string{"-f", "--file", "--makefile", "--eval", "-E", "-e", "--environment-overrides", "-C", "--directory"}, letters: "fEeC", check: hasAssignment},
+	"gmake":  {flags: []string{"-f", "--file", "--makefile", "--eval", "-E", "-e", "-C", "--directory"}, letters: "fEeC", check: hasAssignment},
+	"npm":    {flags: []string{"--script-shell", "--node-options"}, ownSub: []string{"exec", "x", "explore", "install", "i", "add", "ci", "publish", "login", "adduser", "config", "set"}},
+	"pip":    {ownSub: []string{"install", "download", "uninstall", "config"}},
+	"pip3":   {ownSub: []string{"install", "download", "uninstall", "config"}},
+	"pnpm":   {flags: []string{"--script-shell"}, ownSub: []string{"exec", "dlx", "install", "i", "add", "publish", "config"}},
+	"yarn":   {flags: []string{"--script-shell"}, ownSub: []string{"exec", "dlx", "add", "install", "publish", "config"}},
 	"sort":   {flags: []string{"--compress-program"}},
 	"man":    {flags: []string{"-P", "--pager", "-H", "--html"}, letters: "PH"},
 	"less":   {check: plusCommand},
@@ -105,6 +108,14 @@ func dangerous(words []string, prefixLen int) bool {
 		return true
 	}
 	args := words[1:]
+	// python3 -m pytest ...: the module's own rules apply to its arguments.
+	if _, ok := interpreters[prog]; ok {
+		if i := slices.Index(args, "-m"); i >= 0 && i+1 < len(args) {
+			if _, has := rules[args[i+1]]; has && dangerous(args[i+1:], max(prefixLen-i-1, 0)) {
+				return true
+			}
+		}
+	}
 	if fl, ok := interpreters[prog]; ok {
 		// Interpreter options come before the script or "-m module";
 		// what follows belongs to the program that runs.
