@@ -192,6 +192,10 @@ func resolveDirs(workspace, dir string) (string, string, error) {
 	return ws, d, nil
 }
 
+// errHelperMissing is a wiring bug, not a property of the machine: the
+// binary did not answer as the helper.
+var errHelperMissing = errors.New("the sandbox helper did not answer (is HelperMain called first in main?)")
+
 func lookBwrap() (string, error) {
 	return exec.LookPath("bwrap")
 }
@@ -229,13 +233,13 @@ func selfTest(ctx context.Context, s Sandbox) error {
 	}
 	out := strings.TrimSpace(res.Output)
 	if res.TimedOut {
-		return fmt.Errorf("the sandbox helper did not answer (is sandbox.HelperMain called first in main?): %s", out)
+		return fmt.Errorf("%w: %s", errHelperMissing, out)
 	}
 	if out == "" {
 		out = fmt.Sprintf("exit code %d", res.ExitCode)
 	}
 	if !strings.Contains(out, helperFailPrefix) && !strings.HasPrefix(out, "bwrap") {
-		return fmt.Errorf("the sandbox helper did not answer (is sandbox.HelperMain called first in main?): %.200s", out)
+		return fmt.Errorf("%w: %.200s", errHelperMissing, out)
 	}
 	return errors.New(out)
 }

@@ -200,6 +200,11 @@ func Probe(ctx context.Context, requested string) (Sandbox, error) {
 	if perr == nil {
 		return sb, nil
 	}
+	if errors.Is(perr, errHelperMissing) {
+		// A build that cannot run its own helper must not quietly fall
+		// back to off: that is a bug to fix, not a machine to live with.
+		return Sandbox{}, perr
+	}
 	why := reasonOf(perr)
 	sb, berr := probeMode(ctx, Bench, why)
 	if berr == nil {

@@ -529,3 +529,21 @@ func TestLoginShellKeepsTheConsolePath(t *testing.T) {
 		})
 	}
 }
+
+// A binary that does not answer as the helper (HelperMain not wired) is a
+// bug the probe names, not a reason to fall back quietly.
+func TestProbeNamesAnUnwiredHelper(t *testing.T) {
+	abi, err := landlockABI()
+	if err != nil || abi < minABI {
+		t.Skip("no landlock")
+	}
+	st := &state{mode: Bench, abi: min(abi, maxABI), exe: "/bin/echo", holds: map[string]int{}, hooks: map[string]hooksEntry{}}
+	if err := st.makeDirs(); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(st.dir)
+	err = selfTest(context.Background(), Sandbox{st})
+	if !errors.Is(err, errHelperMissing) {
+		t.Fatalf("got %v", err)
+	}
+}
