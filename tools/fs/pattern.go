@@ -14,6 +14,9 @@ type query struct {
 	// required is a literal every match of re contains (nil if none): the
 	// search finds it with bytes.Index and runs re only on those lines.
 	required []byte
+	// prog is the compiled program for lineDFA, for patterns without a
+	// required literal.
+	prog *syntax.Prog
 }
 
 // maxPatternBytes bounds a search pattern.
@@ -49,8 +52,22 @@ func compileQuery(pattern string, literal bool) (*query, error) {
 	q := &query{re: re}
 	if lit := requiredLiteral(tree); len(lit) >= 2 {
 		q.required = lit
+		return q, nil
+	}
+	if q.prog, err = syntax.Compile(tree); err != nil {
+		return nil, err
 	}
 	return q, nil
+}
+
+// progFor compiles the line-confined program of a pattern (what lineDFA
+// runs), whether or not the pattern has a required literal.
+func progFor(pattern string) (*syntax.Prog, error) {
+	tree, err := syntax.Parse(pattern, syntax.Perl&^syntax.OneLine&^syntax.ClassNL)
+	if err != nil {
+		return nil, err
+	}
+	return syntax.Compile(lineConfine(tree.Simplify()))
 }
 
 // lineConfine rewrites a parsed regexp so that no match can cross a line

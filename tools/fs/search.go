@@ -62,7 +62,7 @@ type fileOut struct {
 // batchSize is how many files travel together between the walker, the
 // workers and the collector: one channel operation per file made the
 // scheduler, not the search, the cost.
-const batchSize = 32
+const batchSize = 16
 
 type batch struct {
 	idx   int
@@ -78,8 +78,8 @@ func search(ctx context.Context, ws *workspace.Root, q *query, glob *matcher, af
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	jobs := make(chan *batch, 4)
-	done := make(chan *batch, 4)
+	jobs := make(chan *batch, 2)
+	done := make(chan *batch, 2)
 	var walkCapped bool
 	var lastWalked string
 	go func() {
@@ -228,6 +228,7 @@ type scanner struct {
 	lim     searchLimits
 	perFile int
 	buf     []byte
+	dfa     *lineDFA // built on first use, one per worker
 }
 
 func (s *scanner) file(f walkFile, afterLine int) fileOut {
@@ -339,6 +340,18 @@ func (s *scanner) scan(out *fileOut, rel string, data []byte, afterLine int) {
 				continue
 			}
 			start, end = ls+loc[0], ls+loc[1]
+		case q.prog != nil:
+			if s.dfa == nil {
+				s.dfa = newLineDFA(q.prog)
+			}
+			ls, le, ok := s.dfa.nextMatchLine(data, pos)
+			if !ok {
+				return
+			}
+			start, end = ls, ls
+			if loc := q.re.FindIndex(data[ls:le]); loc != nil {
+				start, end = ls+loc[0], ls+loc[1]
+			}
 		default:
 			loc := q.re.FindIndex(data[pos:])
 			if loc == nil {

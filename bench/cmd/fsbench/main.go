@@ -24,8 +24,15 @@ func main() {
 	pattern := flag.String("pattern", "", "regexp, literal or glob")
 	literal := flag.Bool("literal", false, "literal search")
 	glob := flag.String("glob", "", "search only files matching this glob")
+	onePass := flag.Bool("onepass", false, "search: one unbounded page through fs.Search (the engine alone), not the tool's pages")
 	flag.Parse()
-	if err := run(*dir, *mode, *pattern, *literal, *glob); err != nil {
+	var err error
+	if *onePass {
+		err = searchOnePass(*dir, *pattern, *literal, *glob)
+	} else {
+		err = run(*dir, *mode, *pattern, *literal, *glob)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fsbench:", err)
 		os.Exit(1)
 	}
@@ -91,4 +98,22 @@ func run(dir, mode, pattern string, literal bool, glob string) error {
 		}
 		args["cursor"] = b.NextCursor
 	}
+}
+
+func searchOnePass(dir, pattern string, literal bool, glob string) error {
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	p, err := fstools.Search(context.Background(), ws, pattern, literal, glob, 1<<30)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	defer out.Flush()
+	for _, m := range p.Matches {
+		fmt.Fprintf(out, "%s:%d:%s\n", m.Path, m.Line, m.Text)
+	}
+	return nil
 }

@@ -1,0 +1,32 @@
+package fs
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+func BenchmarkLineDFA(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "cmd", "compile", "internal", "ssa", "rewriteAMD64.go"))
+	if err != nil {
+		b.Skip(err)
+	}
+	q, err := compileQuery(`[0-9]{4}-[0-9]{2}-[0-9]{2}`, false)
+	if err != nil || q.prog == nil {
+		b.Fatal(err)
+	}
+	d := newLineDFA(q.prog)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		pos := 0
+		for {
+			_, le, ok := d.nextMatchLine(data, pos)
+			if !ok {
+				break
+			}
+			pos = le + 1
+		}
+	}
+	b.ReportMetric(float64(len(d.states)), "states")
+}
