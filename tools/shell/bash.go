@@ -80,9 +80,17 @@ func (b *bash) Run(ctx context.Context, call tools.Call) tools.Result {
 			With("timeoutSeconds", int(timeout/time.Second)).With("output", res.Output).
 			With("clippedLines", res.ClippedLines).With("sandbox", mode)
 	case res.ExitCode != 0:
-		return tools.Refuse(tools.BashExit, fmt.Sprintf("exit code %d", res.ExitCode)).
+		msg := fmt.Sprintf("exit code %d", res.ExitCode)
+		if res.Signal != "" {
+			msg = "killed by signal: " + res.Signal
+		}
+		r := tools.Refuse(tools.BashExit, msg).
 			With("exitCode", res.ExitCode).With("output", res.Output).
 			With("clippedLines", res.ClippedLines).With("sandbox", mode)
+		if res.Signal != "" {
+			r = r.With("signal", res.Signal)
+		}
+		return r
 	}
 	return tools.Ok{Payload: Output{ExitCode: 0, Output: res.Output, DurationMs: res.Duration.Milliseconds(), Sandbox: mode, Bounds: bounds}}
 }

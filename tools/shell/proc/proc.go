@@ -31,6 +31,7 @@ type Spec struct {
 type Result struct {
 	Output       string // stdout and stderr interleaved, bounded
 	ExitCode     int    // -1 when killed by a signal
+	Signal       string // the signal that killed it ("killed", "segmentation fault"), if one did
 	TimedOut     bool
 	Cancelled    bool // ctx was cancelled by the caller (not the timeout)
 	ClippedLines int  // lines dropped from the middle of Output
@@ -82,6 +83,9 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	res := Result{Duration: time.Since(start)}
 	res.Output, res.ClippedLines, res.Truncated = out.result()
 	res.ExitCode = cmd.ProcessState.ExitCode()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = ws.Signal().String()
+	}
 	if runCtx.Err() != nil {
 		if ctx.Err() != nil {
 			res.Cancelled = true

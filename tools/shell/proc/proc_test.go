@@ -151,3 +151,10 @@ func TestRunRejectsEmpty(t *testing.T) {
 		t.Fatal("empty spec ran")
 	}
 }
+
+func TestRunReportsTheSignal(t *testing.T) {
+	res := run(t, context.Background(), "kill -SEGV $$", time.Minute)
+	if res.ExitCode != -1 || res.Signal != "segmentation fault" {
+		t.Fatalf("got %+v", res)
+	}
+}
