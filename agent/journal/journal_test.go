@@ -126,10 +126,14 @@ func TestDeltasAreCoalescedInOrder(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		w.Publish(agent.TextDelta{Lane: "main", Text: "ab"})
 	}
-	// Two lanes interleaving: each switch flushes, so order is kept.
+	w.Publish(agent.ToolStarted{Lane: "main", ID: "c", Tool: "task"})
+	// Two lanes streaming at once each coalesce; any other event writes
+	// both runs first, in the order the lanes started.
 	w.Publish(agent.TextDelta{Lane: "kid", Text: "k1"})
 	w.Publish(agent.TextDelta{Lane: "main", Text: "m1"})
 	w.Publish(agent.TextDelta{Lane: "kid", Text: "k2"})
+	w.Publish(agent.ThinkingDelta{Lane: "other", Text: "o1"})
+	w.Publish(agent.TextDelta{Lane: "main", Text: "m2"})
 	w.Publish(agent.UsageReport{Lane: "main"})
 	w.Close()
 	r, err := Read(w.Path())
@@ -148,7 +152,7 @@ func TestDeltasAreCoalescedInOrder(t *testing.T) {
 		}
 	}
 	want := []string{"user", "thinking:main:" + strings.Repeat("t", 500), "text:main:" + strings.Repeat("ab", 500),
-		"text:kid:k1", "text:main:m1", "text:kid:k2", "usage"}
+		"tool_started", "text:kid:k1k2", "text:main:m1m2", "thinking:other:o1", "usage"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("events\n got %q\nwant %q", got, want)
 	}

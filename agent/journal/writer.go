@@ -46,10 +46,10 @@ type Writer struct {
 	dirty   bool   // written since the last fsync
 	report  error  // a failure not yet handed to onError
 
-	// Coalesced deltas: one pending text or thinking run for one lane.
-	pendType string
-	pendLane string
-	pend     strings.Builder
+	// Coalesced deltas: one pending run per lane, in the order the lanes
+	// started streaming, so concurrent lanes (a parent and its children)
+	// each still coalesce.
+	pending []*run
 }
 
 // Create starts a new session journal <dir>/<ID>.jsonl, holding its lock
@@ -207,9 +207,9 @@ func (w *Writer) Err() error {
 	return w.err
 }
 
-// Publish appends e. Text and thinking deltas of one lane are coalesced in
-// memory; any other event first writes the pending run, so the file keeps
-// the stream's order. Decisions, results and conversation turns are fsynced
+// Publish appends e. Text and thinking deltas are coalesced in memory, one
+// run per lane; any other event first writes the pending runs, so the file
+// keeps each lane's order and the order of everything else. Decisions, results and conversation turns are fsynced
 // before Publish returns.
 func (w *Writer) Publish(e agent.Event) {
 	w.mu.Lock()
@@ -280,31 +280,50 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
+// run is a lane's pending streamed text of one type.
+type run struct {
+	typ, lane string
+	text      strings.Builder
+}
+
 func (w *Writer) coalesce(typ, lane, text string) {
 	if text == "" {
 		return
 	}
-	if w.pendType != typ || w.pendLane != lane {
-		w.flushPending(false)
-		w.pendType, w.pendLane = typ, lane
+	var r *run
+	for _, p := range w.pending {
+		if p.lane == lane {
+			r = p
+			break
+		}
 	}
-	w.pend.WriteString(text)
-	if w.pend.Len() >= flushAt {
-		s := w.pend.String()
+	if r != nil && r.typ != typ {
+		// Thinking turned into text (or back) on this lane: everything
+		// pending goes first, so the lane's own order is kept.
+		w.flushPending(false)
+		r = nil
+	}
+	if r == nil {
+		r = &run{typ: typ, lane: lane}
+		w.pending = append(w.pending, r)
+	}
+	r.text.WriteString(text)
+	if r.text.Len() >= flushAt {
+		s := r.text.String()
 		keep := w.red.holdBack(s)
-		w.writeDelta(s[:len(s)-keep])
-		w.pend.Reset()
-		w.pend.WriteString(s[len(s)-keep:])
+		w.writeDelta(r.typ, r.lane, s[:len(s)-keep])
+		r.text.Reset()
+		r.text.WriteString(s[len(s)-keep:])
 	}
 }
 
-// flushPending writes the pending run, if any; with sync it also fsyncs.
+// flushPending writes every pending run, lane by lane in the order they
+// started; with sync it also fsyncs.
 func (w *Writer) flushPending(sync bool) {
-	if w.pend.Len() > 0 {
-		w.writeDelta(w.pend.String())
-		w.pend.Reset()
+	for _, r := range w.pending {
+		w.writeDelta(r.typ, r.lane, r.text.String())
 	}
-	w.pendType, w.pendLane = "", ""
+	w.pending = w.pending[:0]
 	if sync && w.dirty && w.err == nil {
 		w.sync()
 	}
@@ -318,13 +337,13 @@ func (w *Writer) sync() {
 	w.dirty = false
 }
 
-func (w *Writer) writeDelta(text string) {
+func (w *Writer) writeDelta(typ, lane, text string) {
 	if text == "" {
 		return
 	}
-	var e agent.Event = agent.TextDelta{Lane: w.pendLane, Text: text}
-	if w.pendType == "thinking" {
-		e = agent.ThinkingDelta{Lane: w.pendLane, Text: text}
+	var e agent.Event = agent.TextDelta{Lane: lane, Text: text}
+	if typ == "thinking" {
+		e = agent.ThinkingDelta{Lane: lane, Text: text}
 	}
 	line, err := agent.EncodeEvent(e)
 	if err != nil {

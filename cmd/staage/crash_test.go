@@ -295,15 +295,15 @@ func stdoutEvents(b []byte) [][]byte {
 // decisions and results are fsynced before the loop goes on, so nothing the
 // process showed can be missing. The journal may hold one event more (the
 // kill fell between the two sinks). Streamed text is coalesced in the
-// journal, so it is compared as a whole: the journal's text is a prefix of
-// what was printed.
+// journal, so it is compared per lane as a whole: the journal's text is a
+// prefix of what was printed.
 func durablePrefix(journaled []agent.Event, printed [][]byte) error {
 	var j, p []string
-	var jText, pText strings.Builder
+	jText, pText := map[string]string{}, map[string]string{}
 	for _, e := range journaled {
 		b, _ := agent.EncodeEvent(e)
 		if d, ok := e.(agent.TextDelta); ok {
-			jText.WriteString(d.Text)
+			jText[d.Lane] += d.Text
 			continue
 		}
 		j = append(j, string(b))
@@ -315,7 +315,8 @@ func durablePrefix(journaled []agent.Event, printed [][]byte) error {
 			if err != nil {
 				return err
 			}
-			pText.WriteString(e.(agent.TextDelta).Text)
+			d := e.(agent.TextDelta)
+			pText[d.Lane] += strings.ReplaceAll(d.Text, plantedKey, "[redacted]")
 			continue
 		}
 		p = append(p, s)
@@ -328,8 +329,10 @@ func durablePrefix(journaled []agent.Event, printed [][]byte) error {
 			return fmt.Errorf("event %d differs:\njournal %s\n stdout %s", i, j[i], p[i])
 		}
 	}
-	if !strings.HasPrefix(pText.String(), jText.String()) {
-		return fmt.Errorf("journaled text is not what was streamed")
+	for lane, text := range jText {
+		if !strings.HasPrefix(pText[lane], text) {
+			return fmt.Errorf("journaled text of lane %s is not what was streamed", lane)
+		}
 	}
 	return nil
 }
