@@ -29,7 +29,7 @@ type Deps struct {
 	Workspace string
 	Sandbox   sandbox.Sandbox
 	Timeout   time.Duration
-	Env       []string // the console's environment, before scrubbing
+	Env       []string // the console's environment, before scrubbing; nil means this process's
 }
 
 // Declarations declares dev_check (REQUIRED, irreversible). The shipped boot
@@ -37,6 +37,11 @@ type Deps struct {
 func Declarations(deps Deps) []tools.Declaration {
 	if deps.Timeout <= 0 {
 		deps.Timeout = DefaultTimeout
+	}
+	if deps.Env == nil {
+		// A gate needs the operator's PATH (git, go, linters); credentials
+		// are removed by the sandbox whatever the mode.
+		deps.Env = os.Environ()
 	}
 	return []tools.Declaration{{
 		Origin:  tools.BuiltinOrigin,

@@ -5,6 +5,7 @@ package shell
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"staage/tools"
@@ -51,6 +52,7 @@ type Deps struct {
 	Timeout   time.Duration
 	// Env is the console's environment; credentials are removed from it
 	// before any command sees it, and product mode keeps only an allowlist.
+	// nil means this process's environment.
 	Env []string
 }
 
@@ -58,6 +60,9 @@ type Deps struct {
 func Declarations(deps Deps) []tools.Declaration {
 	if deps.Timeout <= 0 {
 		deps.Timeout = DefaultTimeout
+	}
+	if deps.Env == nil {
+		deps.Env = os.Environ() // credentials are removed by the sandbox in every mode
 	}
 	return []tools.Declaration{{
 		Origin:  tools.BuiltinOrigin,
