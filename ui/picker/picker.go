@@ -146,6 +146,43 @@ func Run(ctx context.Context, rows []journal.Summary, opts Options, progOpts ...
 	return "", ErrCancelled
 }
 
+// PickSession lists the sessions in the journal directory, those of
+// workspace first (each group most recent first), and runs the picker: what
+// `staage --resume` without an ID shows. It returns the chosen session's ID,
+// or ErrCancelled.
+func PickSession(ctx context.Context, workspace string, opts Options, progOpts ...tea.ProgramOption) (string, error) {
+	dir, err := journal.SessionsDir()
+	if err != nil {
+		return "", err
+	}
+	rows, err := journal.List(dir)
+	if err != nil {
+		return "", err
+	}
+	if len(rows) == 0 {
+		return "", fmt.Errorf("no sessions in %s", dir)
+	}
+	return Run(ctx, HereFirst(rows, workspace), opts, progOpts...)
+}
+
+// HereFirst orders rows with the sessions of workspace first, keeping each
+// group's order.
+func HereFirst(rows []journal.Summary, workspace string) []journal.Summary {
+	want := filepath.Clean(workspace)
+	out := make([]journal.Summary, 0, len(rows))
+	for _, r := range rows {
+		if r.Workspace != "" && filepath.Clean(r.Workspace) == want {
+			out = append(out, r)
+		}
+	}
+	for _, r := range rows {
+		if r.Workspace == "" || filepath.Clean(r.Workspace) != want {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // standalone quits the program when the picker finishes.
 type standalone struct{ Model }
 

@@ -221,3 +221,57 @@ func waitFor(t *testing.T, emu *vt.SafeEmulator, text string) {
 	}
 	t.Fatalf("%q never appeared:\n%s", text, ansi.Strip(emu.Render()))
 }
+
+func TestHereFirst(t *testing.T) {
+	got := HereFirst(rows(), "/srv/repo/")
+	var ids []string
+	for _, r := range got {
+		ids = append(ids, r.ID)
+	}
+	want := "20261125T080000-cccccc,20261130T113000-aaaaaa,20261130T090000-bbbbbb,broken"
+	if strings.Join(ids, ",") != want {
+		t.Fatalf("order %v", ids)
+	}
+}
+
+// TestPickSessionFromJournals lists real journals and picks the first row,
+// which is the newest session of the given workspace.
+func TestPickSessionFromJournals(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	dir, _ := journal.SessionsDir()
+	var ids []string
+	for _, ws := range []string{"/w/here", "/w/elsewhere"} {
+		w, err := journal.Create(dir, journal.Header{Workspace: ws, Provider: "script"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		ids = append(ids, w.ID())
+		time.Sleep(10 * time.Millisecond) // distinct mtimes: elsewhere is newer
+	}
+	emu := vt.NewSafeEmulator(80, 10)
+	done := make(chan string, 1)
+	go func() {
+		id, err := PickSession(context.Background(), "/w/here", Options{},
+			tea.WithInput(emu), tea.WithOutput(onlcr{emu}), tea.WithWindowSize(80, 10), tea.WithoutSignals())
+		if err != nil {
+			id = "error: " + err.Error()
+		}
+		done <- id
+	}()
+	waitFor(t, emu, "2 of 2")
+	emu.SendText("\r")
+	select {
+	case id := <-done:
+		if id != ids[0] {
+			t.Fatalf("picked %q, want the workspace's session %s", id, ids[0])
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("PickSession did not return")
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	if _, err := PickSession(context.Background(), "/w", Options{}); err == nil || !strings.Contains(err.Error(), "no sessions") {
+		t.Fatalf("empty: %v", err)
+	}
+}
