@@ -58,6 +58,10 @@ func (c *childRunner) RunChild(ctx context.Context, spec delegate.ChildSpec) (de
 		return delegate.Envelope{}, err
 	}
 	env := envelopeOf(out)
+	if spec.Mode == delegate.ModeWrite && env.Status == delegate.StatusDone {
+		// The change id apply_change will take, if the child left edits.
+		env.Change = spec.Change
+	}
 	c.session.FinishChild(spec.ParentLane, out.Lane, env.Status, env)
 	return env, nil
 }

@@ -11,6 +11,7 @@ import (
 	"staage/agent"
 	"staage/approvals"
 	"staage/tools"
+	"staage/tools/delegate"
 	"staage/tools/notes"
 	"staage/tools/rails"
 	"staage/tools/shell/sandbox"
@@ -19,9 +20,9 @@ import (
 	"staage/tools/workspace"
 )
 
-// runtime is one composed boot: everything the console or a headless run
+// bootRuntime is one composed boot: everything the console or a headless run
 // needs, and what the operator is told about it.
-type runtime struct {
+type bootRuntime struct {
 	Session      *agent.Session
 	Toolset      *tools.Toolset
 	Report       tools.Report
@@ -53,7 +54,7 @@ func (c closers) run() {
 
 // compose builds a runtime. approver is nil for headless runs (nobody can
 // approve); sink receives every event after the journal has it.
-func compose(ctx context.Context, opts bootOptions, approver approvals.Approver, sink agent.Sink) (_ *runtime, err error) {
+func compose(ctx context.Context, opts bootOptions, approver approvals.Approver, sink agent.Sink) (_ *bootRuntime, err error) {
 	var cl closers
 	defer func() {
 		if err != nil {
@@ -74,7 +75,7 @@ func compose(ctx context.Context, opts bootOptions, approver approvals.Approver,
 		return nil, err
 	}
 	cl.add(tb.close)
-	rt := &runtime{
+	rt := &bootRuntime{
 		Toolset: tb.toolset, Report: tb.report, Workspace: tb.ws.Dir(),
 		ProviderName: model.provider.Name(), Sandbox: tb.sandbox.Describe(),
 		Demo: model.demo, DemoPrompt: model.demoPrompt, BootReport: tb.lines,
@@ -160,6 +161,14 @@ func composeTools(ctx context.Context, opts bootOptions, dir string) (_ *toolBoo
 		}
 	}()
 
+	if opts.Worktrees != "" {
+		if !opts.Delegate {
+			return nil, &exitError{code: 2, msg: "--worktrees needs --delegate (write children are started by task)"}
+		}
+		if err := delegate.NewWorktrees(ws.Dir(), opts.Worktrees).Validate(ctx); err != nil {
+			return nil, &exitError{code: 2, msg: "--worktrees: " + err.Error()}
+		}
+	}
 	keyPath, err := xdg.ConfigFile(filepath.Join("staage", "grant-key"))
 	if err != nil {
 		return nil, fmt.Errorf("grant key: %w", err)

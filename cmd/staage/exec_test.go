@@ -176,6 +176,8 @@ func TestExecRefusesBadInputWithOneLine(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte("{\n  \"responses\": [\n    {\"text\": \"x\",}\n  ]\n}\n"), 0o644)
+	good := filepath.Join(dir, "good.json")
+	os.WriteFile(good, []byte(`{"responses":[{"text":"hi"}]}`), 0o644)
 	cases := []struct {
 		name string
 		args []string
@@ -183,10 +185,12 @@ func TestExecRefusesBadInputWithOneLine(t *testing.T) {
 	}{
 		{"script syntax", []string{"exec", "--workspace", dir, "--script", bad, "go"}, "line 3"},
 		{"missing script", []string{"exec", "--workspace", dir, "--script", filepath.Join(dir, "nope.json"), "go"}, "no such file"},
-		{"auto class", []string{"exec", "--workspace", dir, "--script", bad, "--auto", "reed", "go"}, ""},
+		{"auto class", []string{"exec", "--workspace", dir, "--script", good, "--auto", "reed", "go"}, "reed"},
 		{"no prompt", []string{"exec", "--workspace", dir}, "needs a prompt"},
 		{"no model", []string{"exec", "--workspace", dir, "go"}, "no model is configured"},
-		{"sandbox", []string{"exec", "--workspace", dir, "--sandbox", "chroot", "go"}, "chroot"},
+		{"sandbox", []string{"exec", "--workspace", dir, "--script", good, "--sandbox", "chroot", "go"}, "chroot"},
+		{"worktrees without delegate", []string{"exec", "--workspace", dir, "--script", good, "--worktrees", t.TempDir(), "go"}, "--delegate"},
+		{"workspace missing", []string{"exec", "--workspace", filepath.Join(dir, "nope"), "--script", good, "go"}, "nope"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -228,7 +232,7 @@ func TestToolsListsTheElevenWithDigests(t *testing.T) {
 	}
 	var sawSandbox bool
 	for _, n := range doc.Report {
-		if strings.Contains(n.Message, "sandbox: off") {
+		if strings.Contains(n.Message, "sandbox off") {
 			sawSandbox = true
 		}
 	}

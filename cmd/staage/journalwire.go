@@ -19,7 +19,7 @@ type journalRun struct {
 // startJournal opens the session's journal: a new one, or the one named by
 // --continue / --resume, whose events are handed back for replay. The demo is
 // not journaled: its workspace is a temporary copy that is gone when it ends.
-func startJournal(ctx context.Context, opts bootOptions, rt *runtime) (*journalRun, error) {
+func startJournal(ctx context.Context, opts bootOptions, rt *bootRuntime) (*journalRun, error) {
 	if opts.NoJournal || rt.Demo {
 		if opts.Continue || opts.Resume != "" {
 			return nil, &exitError{code: 2, msg: "the offline demo has no journal to resume"}

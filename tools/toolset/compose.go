@@ -97,7 +97,7 @@ func Compose(opts Options) (*tools.Toolset, tools.Report, error) {
 			Workspace: opts.Workspace.Dir(), Sandbox: opts.Sandbox, Timeout: opts.BashTimeout, Env: opts.Env,
 		})...)
 	}
-	say("sandbox: %s", opts.Sandbox.Report())
+	say("%s", opts.Sandbox.Report())
 
 	if opts.Delegation {
 		if opts.Children == nil {

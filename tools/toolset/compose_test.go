@@ -53,7 +53,7 @@ func TestShippedBootOffersTheEleven(t *testing.T) {
 	if !slices.Equal(got, AlwaysPresent()) {
 		t.Fatalf("got %v\nwant %v", got, AlwaysPresent())
 	}
-	for _, want := range []string{"sandbox: off", "task is not offered", "rail not offered"} {
+	for _, want := range []string{"sandbox off", "task is not offered", "rail not offered"} {
 		found := false
 		for _, n := range rep.Notes {
 			found = found || strings.Contains(n.Message, want)
