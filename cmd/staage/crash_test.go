@@ -110,14 +110,16 @@ func TestCrashAtRandomPointsThenResume(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 0))
 	t.Logf("first event after %v, full run %v; kill points drawn with seed %d", first, full, seed)
-	// Most kills land while the session runs; one in ten during boot.
+	// One kill in ten lands during boot (timed from the start); the others
+	// while the session runs, timed from the process's own first event, so
+	// a slow boot on a loaded machine does not push them all into boot.
 	const runs = 50
-	delays := make([]time.Duration, runs)
-	for i := range delays {
+	points := make([]killPoint, runs)
+	for i := range points {
 		if i%10 == 0 {
-			delays[i] = time.Duration(rng.Int64N(int64(first) + 1))
+			points[i] = killPoint{delay: time.Duration(rng.Int64N(int64(first) + 1))}
 		} else {
-			delays[i] = first + time.Duration(rng.Int64N(int64(full-first)+1))
+			points[i] = killPoint{afterFirst: true, delay: time.Duration(rng.Int64N(int64(full-first) + 1))}
 		}
 	}
 
@@ -125,7 +127,7 @@ func TestCrashAtRandomPointsThenResume(t *testing.T) {
 	tally := map[string]int{}
 	sem := make(chan struct{}, 4) // the runs wait on fsync and sleep more than on the CPU
 	var wg sync.WaitGroup
-	for i, d := range delays {
+	for i, d := range points {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -136,7 +138,7 @@ func TestCrashAtRandomPointsThenResume(t *testing.T) {
 			defer mu.Unlock()
 			tally[kind]++
 			if err != nil {
-				t.Errorf("run %d (kill after %v): %v", i, d, err)
+				t.Errorf("run %d (kill %v): %v", i, d, err)
 			}
 		}()
 	}
@@ -144,24 +146,52 @@ func TestCrashAtRandomPointsThenResume(t *testing.T) {
 	t.Logf("outcomes: %v", tally)
 }
 
+// killPoint is when a run is killed: delay after the start, or after the
+// first event reached stdout.
+type killPoint struct {
+	afterFirst bool
+	delay      time.Duration
+}
+
+func (k killPoint) String() string {
+	if k.afterFirst {
+		return fmt.Sprintf("%v after the first event", k.delay)
+	}
+	return fmt.Sprintf("%v after start", k.delay)
+}
+
 // crashOnce runs one kill and resume and says what kind of point it hit.
-func crashOnce(rig crashRig, env []string, ws string, delay time.Duration) (string, error) {
+func crashOnce(rig crashRig, env []string, ws string, at killPoint) (string, error) {
 	stateDir := filepath.Join(envValue(env, "XDG_STATE_HOME"), "staage", "sessions")
 	cmd := rig.cmd(env, ws, "go")
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
+	out := &watchBuffer{first: make(chan struct{})}
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		return "", err
 	}
-	timer := time.AfterFunc(delay, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+	exited := make(chan struct{})
+	go func() {
+		if at.afterFirst {
+			select {
+			case <-out.first:
+			case <-exited:
+				return
+			}
+		}
+		select {
+		case <-time.After(at.delay):
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+		case <-exited:
+		}
+	}()
 	_ = cmd.Wait()
-	timer.Stop()
+	close(exited)
 
 	kind := "killed"
 	if cmd.ProcessState.Success() {
 		kind = "finished"
 	}
-	seen := stdoutEvents(stdout.Bytes())
+	seen := stdoutEvents(out.bytes())
 
 	// The file being written is the old or the new content, never a mix.
 	if b, err := os.ReadFile(filepath.Join(ws, "f.txt")); err == nil {
@@ -274,6 +304,20 @@ func (f *firstLine) Write(p []byte) (int, error) {
 		f.at <- time.Now()
 	}
 	return len(p), nil
+}
+
+// watchBuffer keeps a subprocess's stdout and closes first when the first
+// bytes arrive.
+type watchBuffer struct {
+	syncBuffer
+	once  sync.Once
+	first chan struct{}
+}
+
+func (w *watchBuffer) Write(p []byte) (int, error) {
+	n, err := w.syncBuffer.Write(p)
+	w.once.Do(func() { close(w.first) })
+	return n, err
 }
 
 // stdoutEvents parses the --json lines the process printed, skipping a line
