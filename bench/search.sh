@@ -1,66 +1,74 @@
 #!/usr/bin/env bash
 # bench/search.sh — file_search and file_find against ripgrep and fd on the
-# Go source tree, side by side in one run. Prints median wall times and the
-# ratio ours/theirs. Usage: bench/search.sh [runs] [dir]
+# Go source tree, side by side in one run. For each case it alternates runs
+# of ours and theirs (so both see the same machine load), after one warm-up
+# each, and prints the median wall time, the median CPU time (user+sys: a
+# figure machine load disturbs less) and the ratios ours/theirs.
+#
+# Usage: bench/search.sh [runs] [dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${1:-15}
-DIR=${2:-$(go env GOROOT)/src}
+DIR=$(cd "${2:-$(go env GOROOT)/src}" && pwd)
 
 if ! command -v rg >/dev/null || ! command -v fdfind >/dev/null; then
 	apt-get install -y ripgrep fd-find >/dev/null
 fi
+TIMEBIN=/usr/bin/time
+if [ ! -x "$TIMEBIN" ]; then
+	apt-get install -y time >/dev/null
+fi
 
-BIN=$(mktemp -d)/fsbench
-trap 'rm -rf "$(dirname "$BIN")"' EXIT
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+BIN=$WORK/fsbench
 go build -o "$BIN" ./bench/cmd/fsbench
 
-# time_ms CMD... : wall time of one run in milliseconds, output discarded.
-time_ms() {
-	local t0 t1
-	t0=$(date +%s%N)
-	"$@" >/dev/null
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000))
+# measure CMD: one run in $DIR, output discarded; prints "wall_ms cpu_ms".
+measure() {
+	(cd "$DIR" && "$TIMEBIN" -f '%e %U %S' -o "$WORK/t" bash -c "$1" >/dev/null)
+	awk '{printf "%d %d\n", $1*1000, ($2+$3)*1000}' "$WORK/t"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-# compare NAME "OURS..." "THEIRS..." : alternate runs so both see the same
-# machine load, after one warm-up each.
+# compare NAME OURS THEIRS
 compare() {
-	local name=$1 ours=$2 theirs=$3 o=() t=()
-	bash -c "$ours" >/dev/null
-	bash -c "$theirs" >/dev/null
+	local name=$1 ours=$2 theirs=$3
+	: >"$WORK/o"
+	: >"$WORK/th"
+	measure "$ours" >/dev/null
+	measure "$theirs" >/dev/null
 	for ((i = 0; i < RUNS; i++)); do
-		o+=("$(time_ms bash -c "$ours")")
-		t+=("$(time_ms bash -c "$theirs")")
+		measure "$ours" >>"$WORK/o"
+		measure "$theirs" >>"$WORK/th"
 	done
-	local mo mt
-	mo=$(printf '%s\n' "${o[@]}" | median)
-	mt=$(printf '%s\n' "${t[@]}" | median)
-	local lo lt
-	lo=$(bash -c "$ours" | wc -l)
-	lt=$(bash -c "$theirs" | wc -l)
-	printf '%-28s ours %6s ms (%6s lines)   theirs %6s ms (%6s lines)   ratio %s\n' \
-		"$name" "$mo" "$lo" "$mt" "$lt" "$(awk -v a="$mo" -v b="$mt" 'BEGIN{printf "%.2f", a/b}')"
+	local ow oc tw tc lo lt
+	ow=$(cut -d' ' -f1 "$WORK/o" | median)
+	oc=$(cut -d' ' -f2 "$WORK/o" | median)
+	tw=$(cut -d' ' -f1 "$WORK/th" | median)
+	tc=$(cut -d' ' -f2 "$WORK/th" | median)
+	lo=$(cd "$DIR" && bash -c "$ours" | wc -l)
+	lt=$(cd "$DIR" && bash -c "$theirs" | wc -l)
+	printf '| %-40s | %5s | %5s | %5s | %5s | **%s** | %s | %s / %s |\n' "$name" "$ow" "$tw" "$oc" "$tc" \
+		"$(awk -v a="$ow" -v b="$tw" 'BEGIN{printf "%.2f", a/b}')" \
+		"$(awk -v a="$oc" -v b="$tc" 'BEGIN{printf "%.2f", (b>0)?a/b:0}')" "$lo" "$lt"
 }
 
-echo "tree: $DIR ($(find "$DIR" -type f | wc -l) files), runs: $RUNS, cores: $(nproc)"
-echo "rg: $(rg --version | head -1), fd: $(fdfind --version)"
-compare "search literal 'func main'" \
-	"$BIN -dir '$DIR' -mode search -literal -pattern 'func main'" \
-	"rg -n --no-heading --hidden -F 'func main' '$DIR'"
-compare "search literal 'context.Context'" \
-	"$BIN -dir '$DIR' -mode search -literal -pattern 'context.Context'" \
-	"rg -n --no-heading --hidden -F 'context.Context' '$DIR'"
-compare "search regex 'func \\(\\w+ \\*\\w+\\) Close\\('" \
-	"$BIN -dir '$DIR' -mode search -pattern 'func \\(\\w+ \\*\\w+\\) Close\\('" \
-	"rg -n --no-heading --hidden 'func \\(\\w+ \\*\\w+\\) Close\\(' '$DIR'"
-compare "search regex 'err(or)?\\s*!= nil'" \
-	"$BIN -dir '$DIR' -mode search -pattern 'err(or)?\\s*!= nil'" \
-	"rg -n --no-heading --hidden 'err(or)?\\s*!= nil' '$DIR'"
-compare "find '**/*.go'" \
-	"$BIN -dir '$DIR' -mode find -pattern '**/*.go'" \
-	"fdfind --hidden --type f --glob '**/*.go' . '$DIR'"
+echo "tree: $DIR ($(find "$DIR" -type f | wc -l) files), runs: $RUNS, cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "rg: $(rg --version | head -1), fd: $(fdfind --version), go: $(go env GOVERSION)"
+echo
+echo "| case | ours wall ms | theirs wall ms | ours cpu ms | theirs cpu ms | wall ratio | cpu ratio | lines ours / theirs |"
+echo "|---|---|---|---|---|---|---|---|"
+RG="rg -n --no-heading --hidden --no-config"
+# file_search through the tool (Bind + Run, pages of 1000) against rg.
+compare "search literal 'func main' (tool)" "$BIN -literal -pattern 'func main'" "$RG -F 'func main'"
+compare "search literal 'context.Context' (tool)" "$BIN -literal -pattern 'context.Context'" "$RG -F 'context.Context'"
+compare "search regexp 'func \\(\\w+ \\*\\w+\\) Close\\(' (tool)" "$BIN -pattern 'func \\(\\w+ \\*\\w+\\) Close\\('" "$RG 'func \\(\\w+ \\*\\w+\\) Close\\('"
+compare "search regexp '[0-9]{4}-[0-9]{2}-[0-9]{2}' (tool)" "$BIN -pattern '[0-9]{4}-[0-9]{2}-[0-9]{2}'" "$RG '[0-9]{4}-[0-9]{2}-[0-9]{2}'"
+# 23,730 hits: 24 pages through the tool, or the engine in one pass.
+compare "search regexp 'err(or)?\\s*!= nil' (tool, 24 pages)" "$BIN -pattern 'err(or)?\\s*!= nil'" "$RG 'err(or)?\\s*!= nil'"
+compare "search regexp 'err(or)?\\s*!= nil' (engine, 1 pass)" "$BIN -onepass -pattern 'err(or)?\\s*!= nil'" "$RG 'err(or)?\\s*!= nil'"
+# file_find through the tool (pages of 2000) against fd.
+compare "find '**/*.go' (tool)" "$BIN -mode find -pattern '**/*.go'" "fdfind --hidden --type f --glob '**/*.go'"

@@ -237,32 +237,42 @@ func (s *scanner) file(f walkFile, afterLine int) fileOut {
 	if err != nil {
 		return out
 	}
-	data, ok, large := s.read(fd)
+	data, st := s.read(fd)
 	syscall.Close(fd)
 	out.size = int64(len(data))
-	switch {
-	case !ok:
+	switch st {
+	case readNotRegular:
 		return out
-	case large:
+	case readLarge:
 		out.large = true
 		return out
-	}
-	out.read = true
-	if workspace.IsBinary(data) {
+	case readBinary:
+		out.read = true
 		out.binary = true
 		return out
 	}
+	out.read = true
 	s.scan(&out, f.rel, data, afterLine)
 	return out
 }
 
-// read reads a whole file into the reused buffer. Most files fit the
-// buffer and cost open, read, read, close; only a file that fills it is
-// stat'ed, to refuse what is not a regular file (ok false) or is over the
-// size cap (large, without reading the rest). The directory entry said
+type readState int
+
+const (
+	readText readState = iota
+	readBinary
+	readLarge
+	readNotRegular
+)
+
+// read reads a whole text file into the reused buffer. Most files fit the
+// buffer and cost open, read, read, close. A file whose first read shows a
+// NUL in its first 8 KiB is binary and is not read further; only a file
+// that fills the buffer is stat'ed, to refuse what is not a regular file or
+// is over the size cap without reading the rest. The directory entry said
 // "regular" and the open was O_NONBLOCK, so a FIFO swapped in meanwhile
 // reads as empty rather than blocking.
-func (s *scanner) read(fd int) (data []byte, ok, large bool) {
+func (s *scanner) read(fd int) ([]byte, readState) {
 	if len(s.buf) == 0 {
 		s.buf = make([]byte, 256<<10)
 	}
@@ -275,14 +285,14 @@ func (s *scanner) read(fd int) (data []byte, ok, large bool) {
 				statted = true
 				var st syscall.Stat_t
 				if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-					return nil, false, false
+					return nil, readNotRegular
 				}
 				if st.Size > s.lim.maxFileBytes {
-					return nil, true, true
+					return nil, readLarge
 				}
 			}
 			if int64(n) > s.lim.maxFileBytes {
-				return buf[:n], true, true
+				return buf[:n], readLarge
 			}
 			nb := make([]byte, 2*len(buf))
 			copy(nb, buf[:n])
@@ -295,12 +305,20 @@ func (s *scanner) read(fd int) (data []byte, ok, large bool) {
 		if err != nil || m <= 0 {
 			break
 		}
+		first := n == 0
 		n += m
+		if first && workspace.IsBinary(buf[:n]) {
+			return buf[:n], readBinary
+		}
 	}
 	if int64(n) > s.lim.maxFileBytes {
-		return buf[:n], true, true
+		return buf[:n], readLarge
 	}
-	return buf[:n], true, false
+	// The first read may have been short of the 8 KiB IsBinary looks at.
+	if workspace.IsBinary(buf[:n]) {
+		return buf[:n], readBinary
+	}
+	return buf[:n], readText
 }
 
 // scan finds matching lines: one Match per line, line numbers counted

@@ -19,7 +19,7 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", ".", "workspace root")
+	dir := flag.String("dir", ".", "workspace root (default: the current directory)")
 	mode := flag.String("mode", "search", "search or find")
 	pattern := flag.String("pattern", "", "regexp, literal or glob")
 	literal := flag.Bool("literal", false, "literal search")
