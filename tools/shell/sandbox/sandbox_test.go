@@ -547,3 +547,36 @@ func TestProbeNamesAnUnwiredHelper(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Concurrent product commands share placeholders: none of them can create
+// the protected paths, and none is left behind.
+func TestProductConcurrentPlaceholders(t *testing.T) {
+	sb := probe(t, Product)
+	ws := t.TempDir()
+	var wg sync.WaitGroup
+	outs := make([]string, 4)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := sb.Run(context.Background(), Exec{Workspace: ws, Env: testEnv(t), Timeout: time.Minute,
+				Argv: []string{"/bin/bash", "-c", "sleep 0.2; mkdir -p .staage/x .git/hooks && echo CREATED"}})
+			if err != nil {
+				outs[i] = err.Error()
+				return
+			}
+			outs[i] = res.Output
+		}()
+	}
+	wg.Wait()
+	for _, o := range outs {
+		if strings.Contains(o, "CREATED") {
+			t.Errorf("a protected path was created: %q", o)
+		}
+	}
+	for _, p := range []string{".staage", ".git"} {
+		if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+}
