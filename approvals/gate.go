@@ -144,20 +144,30 @@ func (g *Gate) request(ctx context.Context, p Pending) (Request, *tools.Refusal)
 		prev, err := pv.Preview(ctx, p.Call)
 		var ref *tools.Refusal
 		switch {
-		case errors.As(err, &ref):
+		case errors.As(err, &ref) && ref != nil:
 			return req, ref
-		case err != nil:
-			req.Preview = tools.ArgsPreview{Args: p.Call.Args}
+		case err != nil && !isNilRefusal(err):
+			// A preview that failed for its own reasons; show the args.
 		default:
+			// No error, or a typed-nil *Refusal returned as the error
+			// (which is no refusal): the computed preview is the one.
 			req.Preview = prev
 		}
-	} else {
+	}
+	if req.Preview == nil {
+		// The modal renders by type; it never gets nothing to render.
 		req.Preview = tools.ArgsPreview{Args: p.Call.Args}
 	}
 	if pg, ok := h.(tools.PrefixGranter); ok {
 		req.Prefixes = pg.PrefixCandidates(p.Call)
 	}
 	return req, nil
+}
+
+// isNilRefusal reports whether err is a nil *tools.Refusal in an error.
+func isNilRefusal(err error) bool {
+	r, ok := err.(*tools.Refusal)
+	return ok && r == nil
 }
 
 func (g *Gate) apply(p Pending, dec Decision) Outcome {

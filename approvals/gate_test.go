@@ -480,6 +480,16 @@ func TestPreviews(t *testing.T) {
 		{"plain error falls back to the args", func(tools.Call) (tools.Preview, error) {
 			return nil, errors.New("diff failed")
 		}, "", tools.ArgsPreview{Args: json.RawMessage(`{"cmd":"x"}`)}},
+		// The classic typed nil: a family computes (preview, *Refusal) and
+		// returns the nil *Refusal as its error. That is no refusal, and
+		// the preview it computed is what the operator must see.
+		{"typed nil refusal is no refusal", func(tools.Call) (tools.Preview, error) {
+			var ref *tools.Refusal
+			return tools.CommandPreview{Command: "make", Sandbox: "product"}, ref
+		}, "", tools.CommandPreview{Command: "make", Sandbox: "product"}},
+		{"nil preview falls back to the args", func(tools.Call) (tools.Preview, error) {
+			return nil, nil
+		}, "", tools.ArgsPreview{Args: json.RawMessage(`{"cmd":"x"}`)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
