@@ -426,7 +426,12 @@ func TestDigestCoversWhatIsMaterial(t *testing.T) {
 		{"schema loosened", func(d *tools.Declaration) {
 			d.Schema = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
 		}},
-		{"schema number spelling", func(d *tools.Declaration) {
+		{"schema constraint added", func(d *tools.Declaration) {
+			d.Schema = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","maxLength":1}},"additionalProperties":false}`)
+		}},
+		// Numbers are canonicalized exactly as written, so 1.0 is not 1:
+		// a respelled schema asks again, which fails closed.
+		{"schema number respelled", func(d *tools.Declaration) {
 			d.Schema = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","maxLength":1.0}},"additionalProperties":false}`)
 		}},
 		{"origin", func(d *tools.Declaration) { d.Origin = "other" }},
