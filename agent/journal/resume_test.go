@@ -240,3 +240,29 @@ func TestOpenMissingSession(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// FuzzReadNeverFails appends arbitrary bytes to a valid journal: reading
+// never fails or panics, and Open either refuses with an error or leaves a
+// journal that reads back without a torn tail.
+func FuzzReadNeverFails(f *testing.F) {
+	for _, s := range []string{"", "{", "\n\n", `{"type":"user","lane":1}` + "\n", "\x00\x00", `{"type":"x"}`, `{"type":"resumed","tools":7}` + "\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, tail []byte) {
+		path := baseJournal(t, t.TempDir())
+		appendBytes(t, path, string(tail))
+		if _, err := Read(path); err != nil {
+			t.Fatalf("Read: %v", err)
+		}
+		w, _, err := Open(path)
+		if err != nil {
+			return
+		}
+		w.Publish(agent.UserMessage{Lane: "main", Text: "after"})
+		w.Close()
+		r, err := Read(path)
+		if err != nil || hasProblem(r, "torn") {
+			t.Fatalf("after Open: %v %q", err, r.Problems)
+		}
+	})
+}
