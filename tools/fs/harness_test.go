@@ -37,16 +37,23 @@ func newHarness(t *testing.T, files map[string]string) *harness {
 			t.Fatal(err)
 		}
 	}
+	ws, ts := openToolset(t, dir)
+	return &harness{t: t, dir: dir, ws: ws, ts: ts}
+}
+
+// openToolset opens dir as a workspace and declares the tools on it.
+func openToolset(tb testing.TB, dir string) (*workspace.Root, *tools.Toolset) {
+	tb.Helper()
 	ws, err := workspace.Open(dir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { ws.Close() })
+	tb.Cleanup(func() { ws.Close() })
 	ts, rep := tools.NewToolset(Declarations(ws))
 	if len(rep.Notes) != 0 || ts.Len() != 5 {
-		t.Fatalf("toolset: %d tools, notes %+v", ts.Len(), rep.Notes)
+		tb.Fatalf("toolset: %d tools, notes %+v", ts.Len(), rep.Notes)
 	}
-	return &harness{t: t, dir: dir, ws: ws, ts: ts}
+	return ws, ts
 }
 
 func (h *harness) path(p string) string { return filepath.Join(h.dir, p) }
