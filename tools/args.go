@@ -72,7 +72,9 @@ func StrictDecode(raw []byte) (json.RawMessage, any, error) {
 	if len(raw) > MaxArgsBytes {
 		return nil, nil, fmt.Errorf("%d bytes is over the %d byte limit", len(raw), MaxArgsBytes)
 	}
-	trimmed := bytes.TrimSpace(raw)
+	// Only JSON's own whitespace: bytes.TrimSpace would also drop \f, \v and
+	// Unicode spaces, and accept text that is not JSON.
+	trimmed := bytes.Trim(raw, " \t\r\n")
 	if len(trimmed) == 0 {
 		trimmed = []byte("{}")
 	}

@@ -108,6 +108,8 @@ func TestBindRefusals(t *testing.T) {
 		{"invalid UTF-8", "{\"path\":\"\xff\xfe\",\"old\":\"x\",\"new\":\"y\"}", []string{"UTF-8"}},
 		{"invalid UTF-8 key", "{\"pa\xc0th\":\"a\"}", []string{"UTF-8"}},
 		{"too deep", `{"path":"a","old":"x","new":"y","list":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, []string{"deeper"}},
+		{"form feed around", "\f{\"path\":\"a\",\"old\":\"x\",\"new\":\"y\"}\v", []string{"malformed"}},
+		{"no-break space around", "\u00a0{\"path\":\"a\",\"old\":\"x\",\"new\":\"y\"}", []string{"malformed"}},
 		{"BOM", "\ufeff{\"path\":\"a\",\"old\":\"x\",\"new\":\"y\"}", []string{"malformed"}},
 	}
 	for _, c := range cases {
