@@ -545,14 +545,14 @@ func TestSilenceAfterOutputCutsTheTurn(t *testing.T) {
 }
 
 func TestPingsHoldASlowStreamOpen(t *testing.T) {
-	// Pings every 100ms for 600ms: twice the idle timeout in all, never
-	// silent for longer than a third of it.
+	// Pings every 100ms for 1.2s: more than twice the idle timeout in all,
+	// never silent for longer than a fifth of it.
 	pings := strings.Repeat("event: ping\ndata: {\"type\": \"ping\"}\n\n", 1)
 	srv := wiretest.NewServer(t, wiretest.Reply{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: "", Hang: false})
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		f := w.(http.Flusher)
-		for range 6 {
+		for range 12 {
 			_, _ = w.Write([]byte(pings))
 			f.Flush()
 			time.Sleep(100 * time.Millisecond)

@@ -44,8 +44,23 @@ type Fault struct {
 	// Header is the error response's header, for retry-after.
 	Header    http.Header
 	Retryable bool
-	Err       error
+	// AfterOutput is set when the failed attempt had already handed events
+	// to the loop: the response was cut, not refused.
+	AfterOutput bool
+	Err         error
 }
+
+// StreamCut reports whether the response was cut after it began (output
+// was emitted, or the body ended early), as opposed to refused before any
+// output. The loop can ask without importing this package:
+//
+//	var c interface{ StreamCut() bool }
+//	if errors.As(err, &c) && c.StreamCut() { ... }
+func (f *Fault) StreamCut() bool { return f.AfterOutput || f.Kind == FaultCut }
+
+// FaultKind names the fault for an error event's kind ("rate_limited",
+// "cut", ...), without importing this package.
+func (f *Fault) FaultKind() string { return string(f.Kind) }
 
 func (f *Fault) Error() string {
 	var b strings.Builder

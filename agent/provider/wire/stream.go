@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"staage/agent"
@@ -40,6 +41,9 @@ type stream struct {
 	open     Opener
 	classify Classifier
 
+	// mu is held by Next for its whole run; Close only cancels when a Next
+	// is in flight (the cancel ends that Next, which then cleans up).
+	mu       sync.Mutex
 	cur      Attempt
 	attempts int
 	emitted  bool
@@ -48,6 +52,8 @@ type stream struct {
 }
 
 func (s *stream) Next() (agent.StreamEvent, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for {
 		if s.final != nil {
 			return agent.StreamEvent{}, s.final
@@ -85,6 +91,7 @@ func (s *stream) Next() (agent.StreamEvent, error) {
 				return w, nil
 			}
 		}
+		f.AfterOutput = s.emitted
 		return s.fail(f)
 	}
 }
@@ -145,11 +152,15 @@ func (s *stream) closeAttempt() {
 }
 
 // Close ends the stream: the current body is closed and any wait is cut.
+// It is safe to call while another goroutine is blocked in Next.
 func (s *stream) Close() error {
 	s.cancel()
-	s.closeAttempt()
-	if s.final == nil {
-		s.final = &Fault{Provider: s.provider, Kind: FaultCanceled}
+	if s.mu.TryLock() {
+		defer s.mu.Unlock()
+		s.closeAttempt()
+		if s.final == nil {
+			s.final = &Fault{Provider: s.provider, Kind: FaultCanceled}
+		}
 	}
 	return nil
 }

@@ -163,7 +163,7 @@ func Policy(delays *[]time.Duration) wire.Policy {
 		BaseDelay:     time.Second,
 		MaxDelay:      30 * time.Second,
 		MaxRetryAfter: 60 * time.Second,
-		IdleTimeout:   300 * time.Millisecond,
+		IdleTimeout:   500 * time.Millisecond,
 		Jitter:        func(d time.Duration) time.Duration { return d },
 		Now:           Now,
 		Sleep: func(ctx context.Context, d time.Duration) error {
