@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"staage/textdiff"
 	"staage/tools"
@@ -105,7 +106,12 @@ func replace(data []byte, old, new string, all bool, p string) ([]byte, int, *to
 	}
 	switch {
 	case n == 0:
-		return nil, 0, tools.Refuse(tools.FileMissing, fmt.Sprintf("old was not found in %s; copy it exactly from file_read (no line numbers)", p)).With("path", p)
+		r := tools.Refuse(tools.FileMissing, fmt.Sprintf("old was not found in %s; copy it exactly from file_read (no line numbers)", p)).With("path", p)
+		if lines := nearLines(data, old); len(lines) > 0 {
+			r.Message += fmt.Sprintf("; its first line, ignoring indentation, is at line %d: check whitespace and the lines after it", lines[0])
+			r = r.With("nearLines", lines)
+		}
+		return nil, 0, r
 	case n > 1 && !all:
 		return nil, 0, tools.Refuse(tools.FileAmbiguous, fmt.Sprintf("old occurs %d times in %s; add context to make it unique, or set replaceAll", n, p)).
 			With("path", p).With("count", n).With("lines", matchLines(data, o, 20))
@@ -114,6 +120,31 @@ func replace(data []byte, old, new string, all bool, p string) ([]byte, int, *to
 		n = 1
 	}
 	return bytes.Replace(data, o, nw, n), n, nil
+}
+
+// nearLines finds where the first non-blank line of old occurs with its
+// leading and trailing whitespace ignored: a hint for a near miss.
+func nearLines(data []byte, old string) []int {
+	var first string
+	for _, l := range strings.Split(old, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			first = t
+			break
+		}
+	}
+	if first == "" {
+		return nil
+	}
+	var out []int
+	for i, l := range bytes.Split(data, nl) {
+		if string(bytes.TrimSpace(l)) == first {
+			out = append(out, i+1)
+			if len(out) == 5 {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // toCRLF turns every bare "\n" into "\r\n" (existing "\r\n" stay).

@@ -78,6 +78,10 @@ func TestEditRefusals(t *testing.T) {
 	if h.read("f.txt") != src {
 		t.Fatal("a refused edit changed the file")
 	}
+	near := h.refused("file_edit", map[string]any{"path": "f.txt", "digest": d, "old": "  b\nx", "new": "c"}, tools.FileMissing)
+	if lines, _ := near.Details["nearLines"].([]int); len(lines) != 1 || lines[0] != 2 {
+		t.Fatalf("near-miss hint %+v", near.Details)
+	}
 	p := ok[EditPayload](h, "file_edit", map[string]any{"path": "f.txt", "digest": d, "old": "a", "new": "c", "replaceAll": true})
 	if p.Replacements != 2 || h.read("f.txt") != "c\nb\nc\n" {
 		t.Fatalf("replaceAll: %+v %q", p, h.read("f.txt"))
