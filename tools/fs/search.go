@@ -50,13 +50,11 @@ type searchResult struct {
 
 // fileOut is what one worker found in one file.
 type fileOut struct {
-	idx           int
 	rel           string
-	matches       []Match
-	size          int64
+	matches       []Match // at most limit+1 past the cursor: enough to fill a page and know there is more
+	size          int64   // bytes read
 	binary, large bool
 	read          bool
-	more          bool // stopped collecting at the per-file cap
 }
 
 // batchSize is how many files travel together between the walker, the
@@ -383,7 +381,6 @@ func (s *scanner) scan(out *fileOut, rel string, data []byte, afterLine int) {
 		le := lineEnd(data, start)
 		if line > afterLine {
 			if len(out.matches) == s.perFile {
-				out.more = true
 				return
 			}
 			text, clipped := clipLine(data[ls:le], start-ls, end-ls, s.lim.lineClip)
