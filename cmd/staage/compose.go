@@ -78,7 +78,8 @@ func compose(ctx context.Context, opts bootOptions, approver approvals.Approver,
 	rt := &bootRuntime{
 		Toolset: tb.toolset, Report: tb.report, Workspace: tb.ws.Dir(),
 		ProviderName: model.provider.Name(), Sandbox: tb.sandbox.Describe(),
-		Demo: model.demo, DemoPrompt: model.demoPrompt, BootReport: tb.lines,
+		Demo: model.demo, DemoPrompt: model.demoPrompt,
+		BootReport: append(append([]string(nil), model.lines...), tb.lines...),
 	}
 
 	auto, err := approvals.ParseAuto(opts.Auto)

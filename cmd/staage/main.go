@@ -28,6 +28,7 @@ type bootOptions struct {
 	Model        string
 	BaseURL      string
 	MaxTokens    int
+	KeyCommand   string
 	Auto         string
 	Sandbox      string
 	Scratch      string
@@ -54,6 +55,7 @@ func (o *bootOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Model, "model", "", "the model, as provider/name (anthropic/…, openai/…, ollama/…, openai-compatible/…)")
 	fs.StringVar(&o.BaseURL, "base-url", "", "the provider's base `url` (OpenAI-compatible servers)")
 	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "the most tokens one response may use")
+	fs.StringVar(&o.KeyCommand, "key-command", "", "a shell `command` that prints the API key (instead of the environment variable)")
 	fs.StringVar(&o.Auto, "auto", "", "pre-grant effect `classes` for the session: read,idempotent-write,reversible,irreversible or all")
 	fs.StringVar(&o.Sandbox, "sandbox", "", "bash containment: product, bench or off (default: the strongest this machine honours)")
 	fs.StringVar(&o.Scratch, "scratch", "", "the `dir` scratch_read may read")

@@ -24,6 +24,8 @@ type modelSetup struct {
 	// resumed is told the replayed events (a script continues where the
 	// journal says it stopped).
 	resumed func([]agent.Event)
+	// lines go into the boot report (the model, config warnings).
+	lines []string
 }
 
 // loadModel picks the provider: a --script file, the demo, a configured
