@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
 
 	"staage/agent"
 	"staage/tools"
@@ -77,50 +79,43 @@ func readFrom(rd io.Reader, path string) (*Replay, error) {
 }
 
 func (r *Replay) parse(data []byte) {
+	lines, torn := splitLines(data)
+	r.good = int64(len(data) - len(torn))
+	if len(lines) > 0 {
+		r.readHeader(lines[0])
+	}
 	unknown := map[string]int{}
 	var unknownOrder []string
-	off, lineNo := 0, 0
-	for off < len(data) {
-		nl := bytes.IndexByte(data[off:], '\n')
-		if nl < 0 {
-			r.Problems = append(r.Problems, fmt.Sprintf("line %d: torn last line (%d bytes without a newline) ignored; staage stopped while writing it", lineNo+1, len(data)-off))
-			if lineNo == 0 {
-				r.headerErr = errors.New("the header line is torn")
-			}
-			break
-		}
-		line := data[off : off+nl]
-		off += nl + 1
-		lineNo++
-		r.good = int64(off)
-		last := off == len(data)
-		if lineNo == 1 {
-			r.readHeader(line)
+	for i, d := range decodeAll(lines[min(1, len(lines)):]) {
+		lineNo := i + 2
+		if d.err == nil {
+			r.Events = append(r.Events, d.e)
 			continue
 		}
-		e, err := agent.DecodeEvent(line)
-		if err == nil {
-			r.Events = append(r.Events, e)
-			continue
-		}
+		last := lineNo == len(lines) && len(torn) == 0
 		var ue agent.ErrUnknownEvent
 		switch {
-		case errors.As(err, &ue) && ue.Type == lineResumed:
-			r.readResumed(lineNo, line)
-		case errors.As(err, &ue) && ue.Type == lineHeader:
+		case errors.As(d.err, &ue) && ue.Type == lineResumed:
+			r.readResumed(lineNo, lines[lineNo-1])
+		case errors.As(d.err, &ue) && ue.Type == lineHeader:
 			r.lineProblem(fmt.Sprintf("line %d: a second header ignored", lineNo))
-		case errors.As(err, &ue):
+		case errors.As(d.err, &ue):
 			if unknown[ue.Type] == 0 {
 				unknownOrder = append(unknownOrder, ue.Type)
 			}
 			unknown[ue.Type]++
 		case last:
-			r.Problems = append(r.Problems, fmt.Sprintf("line %d: garbage last line ignored (%v)", lineNo, err))
+			r.Problems = append(r.Problems, fmt.Sprintf("line %d: garbage last line ignored (%v)", lineNo, d.err))
 		default:
-			r.lineProblem(fmt.Sprintf("line %d: unreadable line ignored (%v)", lineNo, err))
+			r.lineProblem(fmt.Sprintf("line %d: unreadable line ignored (%v)", lineNo, d.err))
 		}
 	}
-	if lineNo == 0 && r.headerErr == nil {
+	if len(torn) > 0 {
+		r.Problems = append(r.Problems, fmt.Sprintf("line %d: torn last line (%d bytes without a newline) ignored; staage stopped while writing it", len(lines)+1, len(torn)))
+		if len(lines) == 0 {
+			r.headerErr = errors.New("the header line is torn")
+		}
+	} else if len(lines) == 0 {
 		r.headerErr = errors.New("the file is empty")
 	}
 	if r.skipped > 0 {
@@ -129,6 +124,54 @@ func (r *Replay) parse(data []byte) {
 	for _, t := range unknownOrder {
 		r.Problems = append(r.Problems, fmt.Sprintf("%d event(s) of unknown type %q ignored (written by a newer staage?)", unknown[t], t))
 	}
+}
+
+// splitLines cuts data into whole lines (without their newline) and the
+// torn bytes after the last newline.
+func splitLines(data []byte) (lines [][]byte, torn []byte) {
+	lines = make([][]byte, 0, bytes.Count(data, []byte{'\n'}))
+	for len(data) > 0 {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			return lines, data
+		}
+		lines = append(lines, data[:nl])
+		data = data[nl+1:]
+	}
+	return lines, nil
+}
+
+// decodeLinesPerWorker is the least work worth a goroutine.
+const decodeLinesPerWorker = 1024
+
+type decoded struct {
+	e   agent.Event
+	err error
+}
+
+// decodeAll decodes lines, in parallel across the CPUs when there are many:
+// decoding JSON is nearly all of a resume's time.
+func decodeAll(lines [][]byte) []decoded {
+	out := make([]decoded, len(lines))
+	workers := min(runtime.GOMAXPROCS(0), len(lines)/decodeLinesPerWorker)
+	if workers <= 1 {
+		for i, l := range lines {
+			out[i].e, out[i].err = agent.DecodeEvent(l)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	chunk := (len(lines) + workers - 1) / workers
+	for lo := 0; lo < len(lines); lo += chunk {
+		hi := min(lo+chunk, len(lines))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				out[i].e, out[i].err = agent.DecodeEvent(lines[i])
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 func (r *Replay) lineProblem(p string) {

@@ -2,8 +2,10 @@ package journal
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -265,4 +267,37 @@ func FuzzReadNeverFails(f *testing.F) {
 			t.Fatalf("after Open: %v %q", err, r.Problems)
 		}
 	})
+}
+
+// TestLargeJournalKeepsOrderAndLineNumbers reads a journal big enough to be
+// decoded in parallel: events keep their order and problems their lines.
+func TestLargeJournalKeepsOrderAndLineNumbers(t *testing.T) {
+	w := create(t, t.TempDir(), "large")
+	w.Close()
+	var b strings.Builder
+	for i := 0; i < 4000; i++ {
+		switch i {
+		case 1500:
+			b.WriteString("not json\n")
+		case 3000:
+			b.WriteString(`{"type":"hologram"}` + "\n")
+		}
+		fmt.Fprintf(&b, `{"type":"user","lane":"main","text":"%d"}`+"\n", i)
+	}
+	appendBytes(t, w.Path(), b.String())
+	r, err := Read(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Events) != 4000 {
+		t.Fatalf("%d events", len(r.Events))
+	}
+	for i, e := range r.Events {
+		if e.(agent.UserMessage).Text != strconv.Itoa(i) {
+			t.Fatalf("event %d is %q", i, e.(agent.UserMessage).Text)
+		}
+	}
+	if !hasProblem(r, "line 1502: unreadable line") || !hasProblem(r, `1 event(s) of unknown type "hologram"`) || len(r.Problems) != 2 {
+		t.Fatalf("problems %q", r.Problems)
+	}
 }
