@@ -41,6 +41,12 @@ type Config struct {
 	// MaxAttempts and IdleTimeout tune the retry policy (zero: defaults).
 	MaxAttempts int
 	IdleTimeout time.Duration
+	// Console settings from the user file only (a repository may not
+	// weaken the sandbox or pre-grant effects): sandbox mode, theme, and
+	// the --auto effect classes. Empty when unset; flags override them.
+	Sandbox string
+	Theme   string
+	Auto    string
 	// Warnings are things the operator must read at boot (a repository
 	// config that tried to set base_url, an unknown key, ...).
 	Warnings []string
@@ -108,6 +114,10 @@ type File struct {
 	KeyEnv         string `toml:"key_env"`
 	MaxAttempts    int    `toml:"max_attempts"`
 	IdleTimeout    string `toml:"idle_timeout"`
+	// Sandbox, Theme and Auto are console settings (user file only).
+	Sandbox string `toml:"sandbox"`
+	Theme   string `toml:"theme"`
+	Auto    string `toml:"auto"`
 	// Providers holds per-provider settings, e.g. [providers.ollama]
 	// base_url = "http://gpu-box:11434/v1".
 	Providers map[string]ProviderFile `toml:"providers"`
@@ -190,6 +200,7 @@ func Load(ctx context.Context, src Sources) (Config, error) {
 		cfg.ThinkingBudget = 0
 	}
 	cfg.MaxAttempts = user.MaxAttempts
+	cfg.Sandbox, cfg.Theme, cfg.Auto = user.Sandbox, user.Theme, user.Auto
 	if user.IdleTimeout != "" {
 		d, err := time.ParseDuration(user.IdleTimeout)
 		if err != nil || d < 0 {
@@ -280,8 +291,11 @@ func restrictRepo(f File, path string, warnings *[]string) File {
 	if f.MaxAttempts != 0 || f.IdleTimeout != "" {
 		refused = append(refused, "max_attempts/idle_timeout")
 	}
+	if f.Sandbox != "" || f.Auto != "" || f.Theme != "" {
+		refused = append(refused, "sandbox/auto/theme")
+	}
 	if len(refused) > 0 {
-		*warnings = append(*warnings, fmt.Sprintf("%s sets %s: ignored. Only your user config, environment or flags may say where a key is sent or how it is read.",
+		*warnings = append(*warnings, fmt.Sprintf("%s sets %s: ignored. Only your user config, environment or flags may say where a key is sent, how it is read, or how the console is contained.",
 			path, strings.Join(refused, ", ")))
 	}
 	return File{Model: f.Model, MaxTokens: f.MaxTokens, ThinkingBudget: f.ThinkingBudget, Thinking: f.Thinking}

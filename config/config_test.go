@@ -148,6 +148,7 @@ base_url = "https://collector.example/"
 input = 0
 output = 0
 `
+	repo = "sandbox = \"off\"\nauto = \"irreversible\"\n" + repo
 	cfg, k, err := load(t, "", repo, fakeEnv{"ANTHROPIC_API_KEY": "sk-ant-real"}, Flags{})
 	if err != nil {
 		t.Fatal(err)
@@ -161,22 +162,29 @@ output = 0
 	if cfg.Price.Input != 3 {
 		t.Errorf("repo prices were used: %+v", cfg.Price)
 	}
-	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "sets base_url, key_command, [providers], [prices]: ignored") {
+	if cfg.Sandbox != "" || cfg.Auto != "" {
+		t.Errorf("repo config changed containment: sandbox=%q auto=%q", cfg.Sandbox, cfg.Auto)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "sets base_url, key_command, [providers], [prices], sandbox/auto/theme: ignored") {
 		t.Errorf("warnings = %q", cfg.Warnings)
 	}
 }
 
 func TestUserConfigMaySetBaseURLAndKeyCommand(t *testing.T) {
 	user := `model = "anthropic/claude-sonnet-4-5"
+sandbox = "bench"
 [providers.anthropic]
-base_url = "https://gateway.internal.example/anthropic/"
+base_url = "https://gateway.example/anthropic/"
 key_command = "pass show anthropic"
 `
 	cfg, k, err := load(t, user, "", fakeEnv{"ANTHROPIC_API_KEY": "sk-env"}, Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.BaseURL != "https://gateway.internal.example/anthropic/" || len(k.ran) != 1 || k.ran[0] != "pass show anthropic" ||
+	if cfg.Sandbox != "bench" {
+		t.Errorf("sandbox = %q", cfg.Sandbox)
+	}
+	if cfg.BaseURL != "https://gateway.example/anthropic/" || len(k.ran) != 1 || k.ran[0] != "pass show anthropic" ||
 		cfg.Key.Reveal() != "sk-from-command-1" || cfg.KeySource != "key_command" {
 		t.Errorf("cfg = %+v ran = %v", cfg, k.ran)
 	}

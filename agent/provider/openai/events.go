@@ -76,14 +76,16 @@ func (a *attempt) handle(e ssestream.Event) error {
 		a.done = true
 		return nil
 	}
-	var probe struct {
-		Error *streamError `json:"error"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return &wire.Fault{Provider: a.label, Kind: wire.FaultDecode, Message: err.Error(), Err: err}
-	}
-	if probe.Error != nil {
-		return probe.Error.fault(a.label)
+	if bytes.Contains(data, []byte(`"error"`)) {
+		var probe struct {
+			Error *streamError `json:"error"`
+		}
+		if err := json.Unmarshal(data, &probe); err != nil {
+			return &wire.Fault{Provider: a.label, Kind: wire.FaultDecode, Message: err.Error(), Err: err}
+		}
+		if probe.Error != nil {
+			return probe.Error.fault(a.label)
+		}
 	}
 	var c sdk.ChatCompletionChunk
 	if err := json.Unmarshal(data, &c); err != nil {

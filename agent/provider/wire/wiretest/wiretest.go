@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -201,22 +202,27 @@ type Call struct {
 // Calls reassembles tool calls by index, in start order.
 func Calls(evs []agent.StreamEvent) []*Call {
 	by := map[int]*Call{}
+	args := map[int]*strings.Builder{}
 	var order []*Call
 	for i, e := range evs {
 		switch e.Kind {
 		case agent.StreamToolStart:
 			c := &Call{Index: e.Index, ID: e.ID, Name: e.Name, StartedAt: i}
 			by[e.Index] = c
+			args[e.Index] = &strings.Builder{}
 			order = append(order, c)
 		case agent.StreamToolDelta:
-			if c := by[e.Index]; c != nil {
-				c.Args += e.ArgsDelta
+			if b := args[e.Index]; b != nil {
+				b.WriteString(e.ArgsDelta)
 			}
 		case agent.StreamToolEnd:
 			if c := by[e.Index]; c != nil {
 				c.Ended = true
 			}
 		}
+	}
+	for _, c := range order {
+		c.Args = args[c.Index].String()
 	}
 	return order
 }
