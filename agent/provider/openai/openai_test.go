@@ -414,3 +414,21 @@ func TestToolNamesFailClosed(t *testing.T) {
 		t.Error("an invalid name was accepted")
 	}
 }
+
+func TestConnectionRefusedIsClearAndNotRetried(t *testing.T) {
+	srv := wiretest.NewServer(t)
+	url := srv.URL
+	srv.Close() // nothing listens there any more
+	var delays []time.Duration
+	p, err := New(Options{BaseURL: url + "/v1", Model: "qwen3:8b", Label: "ollama", Retry: wiretest.Policy(&delays)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = run(t, p, userReq("hi"))
+	if f := fault(t, err); f.Kind != wire.FaultNetwork || !strings.Contains(err.Error(), "ollama: network error: connection refused (is the server running?)") {
+		t.Errorf("err = %v", err)
+	}
+	if len(delays) != 0 {
+		t.Errorf("retried a refused connection: %v", delays)
+	}
+}
