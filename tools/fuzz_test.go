@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"staage/tools"
 )
@@ -23,6 +24,14 @@ func FuzzStrictDecode(f *testing.F) {
 		if err != nil {
 			if canon != nil || val != nil {
 				t.Fatalf("refusal returned data: %s %v", canon, val)
+			}
+			// Nor does it refuse what it must take: a valid, UTF-8, small
+			// enough, shallow enough object without confusable keys.
+			trimmed := bytes.Trim(raw, " \t\r\n")
+			if len(raw) <= tools.MaxArgsBytes && len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(raw) && utf8.Valid(raw) {
+				if dup, depth := inspect(raw); !dup && depth <= tools.MaxArgsDepth {
+					t.Fatalf("refused a valid arguments object %q: %v", raw, err)
+				}
 			}
 			return
 		}
@@ -73,38 +82,53 @@ func plainDecode(t *testing.T, b []byte) any {
 // hasFoldedDuplicate is an independent check (strings.EqualFold, pairwise)
 // for two keys of one object that encoding/json would match to one field.
 func hasFoldedDuplicate(raw []byte) bool {
-	dup, _ := walkDup(json.NewDecoder(bytes.NewReader(raw)))
+	dup, _ := inspect(raw)
 	return dup
 }
 
-func walkDup(dec *json.Decoder) (bool, error) {
-	tok, err := dec.Token()
+// inspect walks valid JSON and reports a folded duplicate key and the
+// deepest value (the top level is depth 0).
+func inspect(raw []byte) (dup bool, depth int) {
+	w := walker{dec: json.NewDecoder(bytes.NewReader(raw))}
+	_ = w.walk(0)
+	return w.dup, w.max
+}
+
+type walker struct {
+	dec *json.Decoder
+	dup bool
+	max int
+}
+
+func (w *walker) walk(depth int) error {
+	w.max = max(w.max, depth)
+	tok, err := w.dec.Token()
 	if err != nil {
-		return false, err
+		return err
 	}
 	d, ok := tok.(json.Delim)
 	if !ok {
-		return false, nil
+		return nil
 	}
 	var keys []string
-	for dec.More() {
+	for w.dec.More() {
 		if d == '{' {
-			kt, err := dec.Token()
+			kt, err := w.dec.Token()
 			if err != nil {
-				return false, err
+				return err
 			}
 			k, _ := kt.(string)
 			for _, p := range keys {
 				if strings.EqualFold(p, k) {
-					return true, nil
+					w.dup = true
 				}
 			}
 			keys = append(keys, k)
 		}
-		if dup, err := walkDup(dec); dup || err != nil {
-			return dup, err
+		if err := w.walk(depth + 1); err != nil {
+			return err
 		}
 	}
-	_, err = dec.Token()
-	return false, err
+	_, err = w.dec.Token()
+	return err
 }
