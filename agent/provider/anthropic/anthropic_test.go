@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -73,6 +74,9 @@ func TestTextOnly(t *testing.T) {
 	h := srv.Headers()[0]
 	if h.Get("X-Api-Key") != testKey || h.Get("Authorization") != "" {
 		t.Errorf("auth headers: x-api-key=%q authorization=%q", h.Get("X-Api-Key"), h.Get("Authorization"))
+	}
+	if h.Get("Anthropic-Version") == "" {
+		t.Error("no anthropic-version header")
 	}
 	if p := srv.Paths()[0]; p != "/v1/messages" {
 		t.Errorf("path = %s", p)
@@ -366,6 +370,41 @@ func TestCutStreamRunsNoPartialCall(t *testing.T) {
 	}
 	if len(srv.Requests()) != 1 {
 		t.Error("a stream that emitted output was retried")
+	}
+	// The input was billed although the answer was cut: its usage is told.
+	if u := wiretest.Find(evs, agent.StreamUsage); len(u) != 1 || u[0].Usage.InputTokens != 300 {
+		t.Errorf("usage = %+v", u)
+	}
+}
+
+func TestBlankTextIsNotSent(t *testing.T) {
+	srv := wiretest.NewServer(t, wiretest.SSE(wiretest.Fixture(t, "text.sse")))
+	req := userReq("go")
+	req.Messages = append(req.Messages,
+		agent.Message{Role: agent.RoleAssistant, Text: "\n\n", ToolCalls: []agent.ToolCallPart{{ID: "toolu_1", Name: "plan", Input: nil}}},
+		agent.Message{Role: agent.RoleTool, ToolResults: []agent.ToolResultPart{{CallID: "toolu_1", Name: "plan", Content: ""}}},
+		agent.Message{Role: agent.RoleUser, Text: "  "})
+	if _, err := run(t, newProvider(t, srv, nil), req); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Messages []struct {
+			Role    string           `json:"role"`
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Messages) != 3 || len(body.Messages[1].Content) != 1 || body.Messages[1].Content[0]["type"] != "tool_use" {
+		t.Fatalf("messages = %s", srv.Requests()[0])
+	}
+	if in := body.Messages[1].Content[0]["input"]; fmt.Sprint(in) != "map[]" {
+		t.Errorf("a call without input must send {}: %v", in)
+	}
+	res := body.Messages[2].Content
+	if len(res) != 1 || res[0]["type"] != "tool_result" || !strings.Contains(fmt.Sprint(res[0]["content"]), "(no output)") {
+		t.Errorf("tool result = %v", res)
 	}
 }
 

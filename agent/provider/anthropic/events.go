@@ -14,12 +14,15 @@ import (
 // several of ours (a tool block's stop, usage then stop), so they queue.
 type attempt struct {
 	s       *ssestream.Stream[sdk.MessageStreamEventUnion]
+	emitted bool // events have been handed out
+	started bool // message_start seen: usage is known
 	queue   []agent.StreamEvent
 	blocks  map[int64]*block
 	usage   agent.Usage
 	stop    string
 	stopped bool // message_stop seen: the response is whole
 	done    bool
+	failed  error // returned after the usage of a cut response
 }
 
 type block struct {
@@ -36,13 +39,24 @@ func (a *attempt) Next() (agent.StreamEvent, error) {
 		if a.done {
 			return agent.StreamEvent{}, io.EOF
 		}
+		if a.failed != nil {
+			return agent.StreamEvent{}, a.failed
+		}
 		if !a.s.Next() {
-			if err := a.s.Err(); err != nil {
-				return agent.StreamEvent{}, err
-			}
-			if !a.stopped {
-				return agent.StreamEvent{}, &wire.Fault{Provider: "anthropic", Kind: wire.FaultCut,
+			err := a.s.Err()
+			if err == nil && !a.stopped {
+				err = &wire.Fault{Provider: "anthropic", Kind: wire.FaultCut,
 					Message: "the response ended without message_stop", Retryable: true}
+			}
+			if err != nil {
+				// A response cut after it began was still billed for its
+				// input: report the usage known so far, then the fault.
+				if a.emitted && a.started {
+					a.failed = err
+					a.emit(agent.StreamEvent{Kind: agent.StreamUsage, Usage: a.usage})
+					continue
+				}
+				return agent.StreamEvent{}, err
 			}
 			a.done = true
 			continue
@@ -51,6 +65,7 @@ func (a *attempt) Next() (agent.StreamEvent, error) {
 	}
 	ev := a.queue[0]
 	a.queue = a.queue[1:]
+	a.emitted = true
 	return ev, nil
 }
 
@@ -59,6 +74,7 @@ func (a *attempt) emit(ev agent.StreamEvent) { a.queue = append(a.queue, ev) }
 func (a *attempt) handle(e sdk.MessageStreamEventUnion) {
 	switch e.Type {
 	case "message_start":
+		a.started = true
 		u := e.Message.Usage
 		a.usage = agent.Usage{
 			InputTokens:      u.InputTokens,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -132,7 +133,7 @@ func renderMessages(in []agent.Message) ([]sdk.MessageParam, error) {
 	for _, m := range in {
 		switch m.Role {
 		case agent.RoleUser:
-			if m.Text != "" {
+			if strings.TrimSpace(m.Text) != "" {
 				push(false, []sdk.ContentBlockParamUnion{sdk.NewTextBlock(m.Text)})
 			}
 		case agent.RoleAssistant:
@@ -147,7 +148,9 @@ func renderMessages(in []agent.Message) ([]sdk.MessageParam, error) {
 				// Unsigned thinking (a cut block, another provider's
 				// reasoning) cannot be handed back; the API would refuse it.
 			}
-			if m.Text != "" {
+			// The API refuses a text block that is empty or only
+			// whitespace; models often say "\n\n" before a tool call.
+			if strings.TrimSpace(m.Text) != "" {
 				blocks = append(blocks, sdk.NewTextBlock(m.Text))
 			}
 			for _, c := range m.ToolCalls {
@@ -161,7 +164,11 @@ func renderMessages(in []agent.Message) ([]sdk.MessageParam, error) {
 		case agent.RoleTool:
 			var blocks []sdk.ContentBlockParamUnion
 			for _, r := range m.ToolResults {
-				blocks = append(blocks, sdk.NewToolResultBlock(r.CallID, r.Content, r.IsError))
+				content := r.Content
+				if strings.TrimSpace(content) == "" {
+					content = "(no output)" // an empty text block is refused
+				}
+				blocks = append(blocks, sdk.NewToolResultBlock(r.CallID, content, r.IsError))
 			}
 			push(false, blocks)
 		default:
