@@ -4,12 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"staage/agent"
 	"staage/agent/provider/anthropic"
 	"staage/agent/provider/openai"
 	"staage/agent/provider/wire"
 )
+
+// LocalIdleTimeout is the idle timeout for local servers when none is
+// configured.
+const LocalIdleTimeout = 5 * time.Minute
 
 // NewProvider builds the provider cfg describes. It returns ErrNoModel
 // when no model is configured (boot then runs the offline demo), and a
@@ -36,6 +41,11 @@ func newProvider(cfg Config, client *http.Client) (agent.Provider, error) {
 			cfg.Label(), spec.KeyEnv, spec.Name, DefaultUserFile(nil))
 	}
 	retry := wire.Policy{MaxAttempts: cfg.MaxAttempts, IdleTimeout: cfg.IdleTimeout}
+	if retry.IdleTimeout == 0 && spec.Local {
+		// A local server may load a model or read a long prompt for
+		// minutes before its first byte; hosted APIs send pings.
+		retry.IdleTimeout = LocalIdleTimeout
+	}
 	switch spec.Kind {
 	case KindAnthropic:
 		p, err := anthropic.New(anthropic.Options{

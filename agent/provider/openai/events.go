@@ -77,14 +77,21 @@ func (a *attempt) handle(e ssestream.Event) error {
 		return nil
 	}
 	if bytes.Contains(data, []byte(`"error"`)) {
+		// {"error": {...}} (OpenAI, OpenRouter, llama.cpp), or a bare
+		// {"object": "error", ...} (older vLLM).
 		var probe struct {
-			Error *streamError `json:"error"`
+			Error  *streamError `json:"error"`
+			Object string       `json:"object"`
+			streamError
 		}
 		if err := json.Unmarshal(data, &probe); err != nil {
 			return &wire.Fault{Provider: a.label, Kind: wire.FaultDecode, Message: err.Error(), Err: err}
 		}
 		if probe.Error != nil {
 			return probe.Error.fault(a.label)
+		}
+		if probe.Object == "error" {
+			return probe.streamError.fault(a.label)
 		}
 	}
 	var c sdk.ChatCompletionChunk

@@ -432,3 +432,11 @@ func TestConnectionRefusedIsClearAndNotRetried(t *testing.T) {
 		t.Errorf("retried a refused connection: %v", delays)
 	}
 }
+
+func TestBareErrorObject(t *testing.T) {
+	srv := wiretest.NewServer(t, wiretest.SSE(`data: {"object":"error","message":"This model's maximum context length is 32768 tokens.","type":"BadRequestError","param":null,"code":400}`+"\n\n"))
+	_, err := run(t, newProvider(t, srv, nil), userReq("hi"))
+	if f := fault(t, err); f.Kind != wire.FaultStreamError || !strings.Contains(err.Error(), "maximum context length") || f.Retryable {
+		t.Errorf("err = %v (retryable %v)", err, f.Retryable)
+	}
+}
