@@ -131,6 +131,9 @@ const maxGrantFileBytes = 1 << 20
 // there: a symlink to /dev/zero or a FIFO must not hang or exhaust the boot,
 // and a .staage that is not a directory must not stop it.
 func readGrantFile(path string) ([]byte, error) {
+	if err := notLinkedDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
@@ -224,9 +227,26 @@ func (gf *GrantFile) Add(g Grant) error {
 	return nil
 }
 
+// notLinkedDir refuses a .staage that is a symbolic link: it may point out
+// of the workspace (planted by a repository or a sandboxed command), and the
+// console's own writer must not write through it. A missing dir is fine.
+func notLinkedDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link", dir)
+	}
+	return nil
+}
+
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("grants: %w", err)
+	}
+	if err := notLinkedDir(dir); err != nil {
 		return fmt.Errorf("grants: %w", err)
 	}
 	f, err := os.CreateTemp(dir, ".staage-tmp-grants-*")

@@ -403,3 +403,41 @@ func TestConcurrentAlwaysGrants(t *testing.T) {
 		t.Errorf("%d grants on disk, want %d; problems %v", len(got.Grants()), n, got.Problems())
 	}
 }
+
+// TestStaageSymlinkIsNotFollowed: a repository (or a sandboxed command) can
+// plant .staage as a link out of the workspace; the console's own,
+// unsandboxed writer must not write through it, and nothing is read there.
+func TestStaageSymlinkIsNotFollowed(t *testing.T) {
+	ws, key := workspace(t)
+	outside := t.TempDir()
+	tool := required(t, "bash", tools.EffectIrreversible)
+	// A grants file that would verify, waiting outside the workspace.
+	real := openGrants(t, ws, key)
+	if err := real.Add(approvals.Grant{Tool: "bash", Digest: tool.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(ws, ".staage"), filepath.Join(outside, "planted")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "planted"), filepath.Join(ws, ".staage")); err != nil {
+		t.Fatal(err)
+	}
+	gf := openGrants(t, ws, key)
+	if len(gf.Grants()) != 0 || len(gf.Problems()) != 1 || !strings.Contains(gf.Problems()[0], "link") {
+		t.Errorf("read through a linked .staage: grants %v problems %v", gf.Grants(), gf.Problems())
+	}
+	before := mustRead(t, filepath.Join(outside, "planted", "grants.json"))
+	gate := approvals.NewGate(approvals.GateConfig{Approver: answer(always), Always: gf})
+	out := gate.Check(context.Background(), pending(t, required(t, "other", tools.EffectIrreversible), `{"cmd":"x"}`))
+	wantRun(t, out, approvals.ScopeSession)
+	if !strings.Contains(out.Note, "could not be saved") {
+		t.Errorf("note %q", out.Note)
+	}
+	if after := mustRead(t, filepath.Join(outside, "planted", "grants.json")); after != before {
+		t.Error("the grant was written through the link, outside the workspace")
+	}
+	entries, _ := os.ReadDir(filepath.Join(outside, "planted"))
+	if len(entries) != 1 {
+		t.Errorf("files written outside the workspace: %v", entries)
+	}
+}
