@@ -180,3 +180,14 @@ func TestWriteSessionHas10kEvents(t *testing.T) {
 	}
 	_ = filepath.Base(path)
 }
+
+// BenchmarkRead10k is the reader alone (split, decode, fold).
+func BenchmarkRead10k(b *testing.B) {
+	path := writeSession(b, b.TempDir(), 10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Read(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -269,8 +269,8 @@ func FuzzReadNeverFails(f *testing.F) {
 	})
 }
 
-// TestLargeJournalKeepsOrderAndLineNumbers reads a journal big enough to be
-// decoded in parallel: events keep their order and problems their lines.
+// TestLargeJournalKeepsOrderAndLineNumbers reads a large journal with
+// damage inside: events keep their order and problems their line numbers.
 func TestLargeJournalKeepsOrderAndLineNumbers(t *testing.T) {
 	w := create(t, t.TempDir(), "large")
 	w.Close()
