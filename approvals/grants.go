@@ -182,7 +182,7 @@ func (gf *GrantFile) load() error {
 	}
 	for _, e := range doc.Grants {
 		if !hmac.Equal([]byte(e.MAC), []byte(gf.mac(e.Grant))) {
-			gf.problems = append(gf.problems, fmt.Sprintf("always-grant for %s (%s) was not written by this operator's staage; ignored", e.Tool, e.Digest.Short()))
+			gf.problems = append(gf.problems, fmt.Sprintf("always-grant for %q (%s) was not written by this operator's staage; ignored", e.Tool, e.Digest.Short()))
 			continue
 		}
 		gf.grants = append(gf.grants, e.Grant)

@@ -163,6 +163,10 @@ func TestForeignGrantsAreIgnoredAndReported(t *testing.T) {
 		"mac upper case": func(t *testing.T, ws string, d *fileDoc) {
 			d.Grants[0]["mac"] = strings.ToUpper(d.Grants[0]["mac"].(string))
 		},
+		// The file is untrusted text that ends up in the boot report.
+		"escape sequence in the name": func(t *testing.T, ws string, d *fileDoc) {
+			d.Grants[0]["tool"] = "bash\x1b]0;pwned\x07\x1b[2J"
+		},
 		"entry added by hand": func(t *testing.T, ws string, d *fileDoc) {
 			d.Grants = append(d.Grants, map[string]any{"tool": "file_write", "digest": other.Digest.String(), "mac": d.Grants[0]["mac"]})
 		},
@@ -176,6 +180,11 @@ func TestForeignGrantsAreIgnoredAndReported(t *testing.T) {
 			gf := openGrants(t, ws, key)
 			if len(gf.Problems()) == 0 {
 				t.Error("a tampered entry was not reported")
+			}
+			for _, p := range gf.Problems() {
+				if strings.ContainsAny(p, "\x1b\x07") {
+					t.Errorf("a problem carries raw control characters: %q", p)
+				}
 			}
 			gate := approvals.NewGate(approvals.GateConfig{Always: gf})
 			for _, tl := range []*tools.Tool{tool, other} {
