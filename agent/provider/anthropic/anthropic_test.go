@@ -647,3 +647,29 @@ func TestCancelClosesTheBodyWithoutLeaks(t *testing.T) {
 	srv.Close()
 	tr.CloseIdleConnections()
 }
+
+func TestMaxTokensInsideACallLeavesItOpen(t *testing.T) {
+	srv := wiretest.NewServer(t, wiretest.SSE(wiretest.Fixture(t, "max_tokens_in_call.sse")), wiretest.SSE(wiretest.Fixture(t, "parallel.sse")))
+	p := newProvider(t, srv, nil)
+	evs, err := run(t, p, userReq("read"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := wiretest.Calls(evs); len(c) != 1 || c[0].Ended || c[0].Args != `{"path": "READ` {
+		t.Errorf("calls = %+v", c[0])
+	}
+	if last := evs[len(evs)-1]; last.StopReason != "max_tokens" {
+		t.Errorf("stop = %+v", last)
+	}
+	// Held ends are released as the next block starts: every complete call
+	// of a normal response ends.
+	evs, err = run(t, p, userReq("look"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range wiretest.Calls(evs) {
+		if !c.Ended {
+			t.Errorf("call %s not ended", c.ID)
+		}
+	}
+}

@@ -23,6 +23,11 @@ type attempt struct {
 	stopped bool // message_stop seen: the response is whole
 	done    bool
 	failed  error // returned after the usage of a cut response
+	// pendingEnd holds the end of the latest tool block until the next
+	// block starts or the stop reason is known: a response stopped by
+	// max_tokens may have cut that block's arguments, and a partial call
+	// must never look finished.
+	pendingEnd *int
 }
 
 type block struct {
@@ -83,6 +88,7 @@ func (a *attempt) handle(e sdk.MessageStreamEventUnion) {
 			CacheWriteTokens: u.CacheCreationInputTokens,
 		}
 	case "content_block_start":
+		a.flushEnd()
 		cb := e.ContentBlock
 		b := &block{kind: cb.Type}
 		a.blocks[e.Index] = b
@@ -126,12 +132,18 @@ func (a *attempt) handle(e sdk.MessageStreamEventUnion) {
 				// A call without arguments streams no input_json_delta.
 				a.emit(agent.StreamEvent{Kind: agent.StreamToolDelta, Index: int(e.Index), ArgsDelta: "{}"})
 			}
-			a.emit(agent.StreamEvent{Kind: agent.StreamToolEnd, Index: int(e.Index)})
+			a.flushEnd()
+			idx := int(e.Index)
+			a.pendingEnd = &idx
 		}
 	case "message_delta":
 		if e.Delta.StopReason != "" {
 			a.stop = string(e.Delta.StopReason)
 		}
+		if a.stop == string(sdk.StopReasonMaxTokens) {
+			a.pendingEnd = nil // cut by the token limit: left open
+		}
+		a.flushEnd()
 		// message_delta usage is cumulative; a field it leaves out keeps
 		// the value message_start gave.
 		u := e.Usage
@@ -148,6 +160,9 @@ func (a *attempt) handle(e sdk.MessageStreamEventUnion) {
 			a.usage.CacheWriteTokens = u.CacheCreationInputTokens
 		}
 	case "message_stop":
+		if a.stop != string(sdk.StopReasonMaxTokens) {
+			a.flushEnd()
+		}
 		a.stopped = true
 		stop := a.stop
 		if stop == "" {
@@ -155,6 +170,14 @@ func (a *attempt) handle(e sdk.MessageStreamEventUnion) {
 		}
 		a.emit(agent.StreamEvent{Kind: agent.StreamUsage, Usage: a.usage})
 		a.emit(agent.StreamEvent{Kind: agent.StreamStop, StopReason: stop})
+	}
+}
+
+// flushEnd ends the held tool block.
+func (a *attempt) flushEnd() {
+	if a.pendingEnd != nil {
+		a.emit(agent.StreamEvent{Kind: agent.StreamToolEnd, Index: *a.pendingEnd})
+		a.pendingEnd = nil
 	}
 }
 

@@ -87,6 +87,20 @@ func TestLoopFaultsAreEvents(t *testing.T) {
 			t.Errorf("errors = %+v", e)
 		}
 	})
+	t.Run("max_tokens inside a call", func(t *testing.T) {
+		srv := wiretest.NewServer(t, wiretest.SSE(wiretest.Fixture(t, "max_tokens_in_call.sse")))
+		l := wiretest.NewLoop(t, newProvider(t, srv, nil), approvals.Approve)
+		td, err := l.Session.Run(context.Background(), agent.MainLane, "read")
+		if err != nil || td.Stop != agent.StopIncomplete {
+			t.Fatalf("turn = %+v, %v", td, err)
+		}
+		if len(l.Ran()) != 0 || len(l.Asked()) != 0 {
+			t.Errorf("a cut call went on: ran %q asked %q", l.Ran(), l.Asked())
+		}
+		if e := l.Errors(); len(e) != 1 || !strings.Contains(e[0].Message, "inside a tool call") {
+			t.Errorf("errors = %+v", e)
+		}
+	})
 	t.Run("429 then success", func(t *testing.T) {
 		srv := wiretest.NewServer(t,
 			wiretest.JSONError(429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`, "Retry-After", "2"),

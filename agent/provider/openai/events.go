@@ -164,7 +164,10 @@ func (a *attempt) end() {
 		// response is whole by the protocol's own marker.
 		a.finish = "stop"
 	}
-	a.closeCalls()
+	if a.finish != "length" {
+		a.closeCalls()
+	} // else the token limit may have cut the last call's arguments: a
+	// partial call must never look finished, so none is ended.
 	if a.hasUsage {
 		a.emit(agent.StreamEvent{Kind: agent.StreamUsage, Usage: a.usage})
 	}

@@ -440,3 +440,17 @@ func TestBareErrorObject(t *testing.T) {
 		t.Errorf("err = %v (retryable %v)", err, f.Retryable)
 	}
 }
+
+func TestLengthInsideACallLeavesItOpen(t *testing.T) {
+	srv := wiretest.NewServer(t, wiretest.SSE(wiretest.Fixture(t, "length_in_call.sse")))
+	evs, err := run(t, newProvider(t, srv, nil), userReq("read"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := wiretest.Calls(evs); len(c) != 1 || c[0].Ended || c[0].Args != `{"path":"` {
+		t.Errorf("calls = %+v", c[0])
+	}
+	if last := evs[len(evs)-1]; last.StopReason != "max_tokens" {
+		t.Errorf("stop = %+v", last)
+	}
+}
