@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -173,7 +174,9 @@ func NewToolset(decls []Declaration) (*Toolset, Report) {
 		} else {
 			var names []string
 			for _, c := range cands[i:j] {
-				names = append(names, c.tool.Origin+"/"+c.tool.RawName)
+				// Quoted: raw names come from origins and may carry
+				// terminal control sequences into the boot report.
+				names = append(names, strconv.Quote(c.tool.Origin+"/"+c.tool.RawName))
 			}
 			for _, c := range cands[i:j] {
 				rep.Add(Note{Kind: NoteCollision, Name: c.tool.Name, Origin: c.tool.Origin, RawName: c.tool.RawName,
@@ -197,11 +200,11 @@ func pin(d Declaration, rep *Report) (*Tool, bool) {
 	}
 	name, changed, ok := MintName(origin, d.RawName)
 	if !ok {
-		note(NoteNameInvalid, name, fmt.Sprintf("%s/%s cannot be named for a provider (empty, or longer than %d after minting); not offered", origin, d.RawName, MaxNameLen))
+		note(NoteNameInvalid, name, fmt.Sprintf("%q cannot be named for a provider (empty, or longer than %d after minting); not offered", origin+"/"+d.RawName, MaxNameLen))
 		return nil, false
 	}
 	if changed {
-		note(NoteNameNormalized, name, fmt.Sprintf("%s/%s is offered as %s", origin, d.RawName, name))
+		note(NoteNameNormalized, name, fmt.Sprintf("%q is offered as %s", origin+"/"+d.RawName, name))
 	}
 	if d.Handler == nil {
 		note(NoteNoHandler, name, "declared without a handler; not offered")

@@ -606,3 +606,20 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestReportCarriesNoControlSequences: raw names come from origins (an MCP
+// server) and the boot report reaches a terminal.
+func TestReportCarriesNoControlSequences(t *testing.T) {
+	evil := "x\x1b]0;pwned\x07\x1b[2J"
+	long := evil + strings.Repeat("a", tools.MaxNameLen)
+	_, rep := build(t, decl("srv", evil), decl("srv", long), decl("srv", "x"+strings.Repeat("_", 5)), decl("srv", "x_____"))
+	_, rep2 := build(t, decl("srv", evil), decl("srv", "x__0_pwned___2J"))
+	if len(rep.Notes) == 0 || !rep2.Has(tools.NoteCollision) {
+		t.Fatalf("fixture: %+v %+v", rep.Notes, rep2.Notes)
+	}
+	for _, n := range append(rep.Notes, rep2.Notes...) {
+		if strings.ContainsAny(n.Message, "\x1b\x07") {
+			t.Errorf("%s note carries raw control characters: %q", n.Kind, n.Message)
+		}
+	}
+}
