@@ -287,6 +287,11 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.answer(approvals.Decision{Verdict: approvals.Approve, Scope: approvals.ScopeAlways}), true
 	case "n":
 		return m.answer(approvals.Decision{Verdict: approvals.Deny}), true
+	case "1", "2", "3", "4", "5", "6", "7", "8", "9":
+		// A session grant narrowed to one of the prefixes the tool proposed.
+		if i := int(s[0] - '1'); i < len(e.Req.Prefixes) {
+			return m.answer(approvals.Decision{Verdict: approvals.Approve, Scope: approvals.ScopeSession, Prefix: e.Req.Prefixes[i]}), true
+		}
 	case "d":
 		m.noting, m.note = true, nil
 	case "e":

@@ -389,3 +389,24 @@ func TestModalEditedContentIsWhatIsApproved(t *testing.T) {
 		t.Fatalf("decision %+v does not carry the edit", d)
 	}
 }
+
+func TestModalPrefixGrant(t *testing.T) {
+	m, c := newModal(100, 24)
+	req := bashReq("go test ./...")
+	req.Prefixes = []string{"go", "go test"}
+	ch := open(m, 1, req)
+	out := plain(m.View())
+	if !strings.Contains(out, "1 go  2 go test") {
+		t.Fatalf("prefixes not offered:\n%s", out)
+	}
+	c.t = c.t.Add(time.Second)
+	press(m, "3") // no third prefix: nothing happens
+	if _, ok := answered(t, ch); ok {
+		t.Fatal("a missing prefix answered")
+	}
+	press(m, "2")
+	d, ok := answered(t, ch)
+	if !ok || d.Scope != approvals.ScopeSession || d.Prefix != "go test" || d.Verdict != approvals.Approve {
+		t.Fatalf("got %+v", d)
+	}
+}

@@ -137,6 +137,10 @@ func (m *Model) View() string {
 		lines = append(lines, "")
 		lines = append(lines, m.commandMeta(e, iw)...)
 	}
+	if len(e.Req.Prefixes) > 0 {
+		lines = append(lines, "")
+		lines = append(lines, m.prefixLine(e, iw))
+	}
 	// The dialog is as tall as what it shows, up to the screen.
 	body := min(ih-footerLines, max(len(lines)+1, 8))
 	for len(lines) < body {
@@ -167,6 +171,19 @@ func (m *Model) commandMeta(e *entry, iw int) []string {
 		add("network", p.Network)
 	}
 	return out
+}
+
+// prefixLine offers the narrowed session grants the tool proposed.
+func (m *Model) prefixLine(e *entry, iw int) string {
+	th := m.theme
+	parts := []string{th.Muted.Render("allow for the session every command starting with:")}
+	for i, p := range e.Req.Prefixes {
+		if i == 9 {
+			break
+		}
+		parts = append(parts, th.Key.Render(strconv.Itoa(i+1))+" "+sanitize.Line(p))
+	}
+	return truncate(strings.Join(parts, "  "), iw)
 }
 
 func (m *Model) statusLine(e *entry, iw int) string {
