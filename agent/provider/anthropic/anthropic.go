@@ -25,7 +25,8 @@ type Options struct {
 	BaseURL string
 	// Model is the API's model id, e.g. "claude-sonnet-4-5".
 	Model string
-	// MaxTokens is used when a Request does not set one; zero means 8192.
+	// MaxTokens is used when a Request does not set one; zero means 32000
+	// (8192 for claude-3 models, their ceiling).
 	MaxTokens int
 	// ThinkingBudget > 0 turns on extended thinking with that many tokens
 	// (it must stay below MaxTokens). Ignored when AdaptiveThinking is set.
@@ -58,7 +59,7 @@ func New(opts Options) (*Provider, error) {
 		opts.BaseURL = DefaultBaseURL
 	}
 	if opts.MaxTokens <= 0 {
-		opts.MaxTokens = 8192
+		opts.MaxTokens = defaultMaxTokens(opts.Model)
 	}
 	if opts.ThinkingBudget > 0 && opts.ThinkingBudget >= opts.MaxTokens && !opts.AdaptiveThinking {
 		return nil, fmt.Errorf("anthropic: thinking budget %d must be below max tokens %d", opts.ThinkingBudget, opts.MaxTokens)
@@ -77,6 +78,15 @@ func New(opts Options) (*Provider, error) {
 		copts = append(copts, option.WithHeader("x-api-key", opts.APIKey))
 	}
 	return &Provider{opts: opts, client: sdk.NewClient(copts...), name: "anthropic/" + opts.Model}, nil
+}
+
+// defaultMaxTokens leaves room for a whole-file write: a call cut by the
+// limit never runs, so a small default would fail large edits.
+func defaultMaxTokens(model string) int {
+	if strings.HasPrefix(model, "claude-3") {
+		return 8192
+	}
+	return 32000
 }
 
 // Name is "anthropic/<model>".
