@@ -107,3 +107,16 @@ func BenchmarkSearchGorootOnePass(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkSearchGorootDFA(b *testing.B) {
+	ws, err := workspace.Open(runtime.GOROOT() + "/src")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer ws.Close()
+	for b.Loop() {
+		if _, err := Search(context.Background(), ws, `[0-9]{4}-[0-9]{2}-[0-9]{2}`, false, "", 1<<30); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

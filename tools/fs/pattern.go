@@ -14,8 +14,10 @@ type query struct {
 	// required is a literal every match of re contains (nil if none): the
 	// search finds it with bytes.Index and runs re only on those lines.
 	required []byte
-	// prog is the compiled program for lineDFA, for patterns without a
-	// required literal.
+	// prog is the compiled program for lineDFA: it scans whole files for
+	// patterns without a required literal, and confirms the candidate
+	// lines of those with one; regexp only locates the match on lines the
+	// DFA reported.
 	prog *syntax.Prog
 }
 
@@ -52,7 +54,6 @@ func compileQuery(pattern string, literal bool) (*query, error) {
 	q := &query{re: re}
 	if lit := requiredLiteral(tree); len(lit) >= 2 {
 		q.required = lit
-		return q, nil
 	}
 	if q.prog, err = syntax.Compile(tree); err != nil {
 		return nil, err

@@ -343,10 +343,17 @@ func (s *scanner) scan(out *fileOut, rel string, data []byte, afterLine int) {
 			at := pos + i
 			ls := bytes.LastIndexByte(data[:at], '\n') + 1
 			le := lineEnd(data, at)
-			loc := q.re.FindIndex(data[ls:le])
+			if s.dfa == nil {
+				s.dfa = newLineDFA(q.prog)
+			}
+			var loc []int
+			if _, _, ok := s.dfa.nextMatchLine(data[:le], ls); ok {
+				if loc = q.re.FindIndex(data[ls:le]); loc == nil {
+					loc = []int{0, 0}
+				}
+			}
 			if loc == nil {
 				line += bytes.Count(data[counted:le], nl)
-				counted = le
 				if le >= len(data) {
 					return
 				}
@@ -356,7 +363,7 @@ func (s *scanner) scan(out *fileOut, rel string, data []byte, afterLine int) {
 				continue
 			}
 			start, end = ls+loc[0], ls+loc[1]
-		case q.prog != nil:
+		default:
 			if s.dfa == nil {
 				s.dfa = newLineDFA(q.prog)
 			}
@@ -368,12 +375,6 @@ func (s *scanner) scan(out *fileOut, rel string, data []byte, afterLine int) {
 			if loc := q.re.FindIndex(data[ls:le]); loc != nil {
 				start, end = ls+loc[0], ls+loc[1]
 			}
-		default:
-			loc := q.re.FindIndex(data[pos:])
-			if loc == nil {
-				return
-			}
-			start, end = pos+loc[0], pos+loc[1]
 		}
 		line += bytes.Count(data[counted:start], nl)
 		counted = start
