@@ -673,3 +673,15 @@ func TestMaxTokensInsideACallLeavesItOpen(t *testing.T) {
 		}
 	}
 }
+
+func TestMalformedEventIsAClearFault(t *testing.T) {
+	body := strings.Replace(wiretest.Fixture(t, "text.sse"), `{"type":"content_block_stop","index":0}`, `{"type":"content_block_stop","index":0`, 1)
+	srv := wiretest.NewServer(t, wiretest.SSE(body))
+	evs, err := run(t, newProvider(t, srv, nil), userReq("hi"))
+	if f := fault(t, err); f.Kind != wire.FaultDecode || !f.StreamCut() {
+		t.Errorf("err = %v", err)
+	}
+	if wiretest.Text(evs) != "Hello, I read the workspace." {
+		t.Errorf("text = %q", wiretest.Text(evs))
+	}
+}

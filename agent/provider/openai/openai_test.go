@@ -454,3 +454,15 @@ func TestLengthInsideACallLeavesItOpen(t *testing.T) {
 		t.Errorf("stop = %+v", last)
 	}
 }
+
+func TestMalformedChunkIsAClearFault(t *testing.T) {
+	body := strings.Replace(wiretest.Fixture(t, "tool.sse"), `"arguments":"README"}}]}`, `"arguments":"README"}}]`, 1)
+	srv := wiretest.NewServer(t, wiretest.SSE(body))
+	evs, err := run(t, newProvider(t, srv, nil), userReq("hi"))
+	if f := fault(t, err); f.Kind != wire.FaultDecode {
+		t.Errorf("err = %v", err)
+	}
+	if c := wiretest.Calls(evs); len(c) != 1 || c[0].Ended {
+		t.Errorf("calls = %+v", c)
+	}
+}

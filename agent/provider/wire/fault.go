@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -154,6 +155,11 @@ func CommonFault(ctx context.Context, provider string, err error) *Fault {
 		// Retrying a server that is not running only makes the operator
 		// wait for the same answer.
 		return &Fault{Provider: provider, Kind: FaultNetwork, Message: "connection refused (is the server running?)", Err: err}
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &se) || errors.As(err, &te) {
+		return &Fault{Provider: provider, Kind: FaultDecode, Message: err.Error(), Err: err}
 	}
 	var ne net.Error
 	var oe *net.OpError
