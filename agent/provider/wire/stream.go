@@ -67,10 +67,11 @@ func (s *stream) Next() (agent.StreamEvent, error) {
 			s.attempts++
 			a, err := s.open(s.ctx)
 			if err != nil {
-				if w, ok := s.retry(s.fault(err)); ok {
+				f := s.fault(err)
+				if w, ok := s.retry(f); ok {
 					return w, nil
 				}
-				return s.fail(s.fault(err))
+				return s.fail(f)
 			}
 			s.cur, s.emitted = a, false
 		}
