@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"staage/textdiff"
 	"staage/tools"
@@ -27,7 +28,62 @@ type WritePayload struct {
 	tools.Bounds
 }
 
-type writeHandler struct{ ws *workspace.Root }
+// writeHandler remembers what it previewed: the arguments carry no digest,
+// so the run of a previewed call checks the file is still the one whose
+// diff was shown (file.stale otherwise). A call that was never previewed
+// (granted without a prompt) writes as asked.
+type writeHandler struct {
+	ws   *workspace.Root
+	seen previewMemo
+}
+
+// previewMemo maps (lane, call id) to the digest a preview showed ("" for
+// a file that did not exist) and the arguments it was shown for. It holds
+// at most maxMemo calls, dropping the oldest.
+type previewMemo struct {
+	mu    sync.Mutex
+	byKey map[string]memoEntry
+	order []string
+}
+
+type memoEntry struct {
+	args   string
+	digest string
+}
+
+const maxMemo = 256
+
+func memoKey(call tools.Call) string { return call.Lane + "\x00" + call.ID }
+
+func (m *previewMemo) put(call tools.Call, digest string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.byKey == nil {
+		m.byKey = map[string]memoEntry{}
+	}
+	k := memoKey(call)
+	if _, ok := m.byKey[k]; !ok {
+		m.order = append(m.order, k)
+	}
+	m.byKey[k] = memoEntry{args: string(call.Args), digest: digest}
+	for len(m.order) > maxMemo {
+		delete(m.byKey, m.order[0])
+		m.order = m.order[1:]
+	}
+}
+
+// take returns and forgets what was previewed for this exact call.
+func (m *previewMemo) take(call tools.Call) (digest string, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := memoKey(call)
+	e, ok := m.byKey[k]
+	if !ok || e.args != string(call.Args) {
+		return "", false
+	}
+	delete(m.byKey, k)
+	return e.digest, true
+}
 
 // writePlan is what a write would replace.
 type writePlan struct {
@@ -91,6 +147,7 @@ func (h *writeHandler) Preview(ctx context.Context, call tools.Call) (tools.Prev
 	if p.exists {
 		op = tools.FileReplace
 	}
+	h.seen.put(call, p.digest)
 	return tools.DiffPreview{Files: []tools.FileDiff{{
 		Path: p.rel, Op: op, Old: string(p.old), New: p.a.Content, Unified: p.diff(), Digest: p.digest,
 	}}}, nil
@@ -104,8 +161,21 @@ func (h *writeHandler) Run(ctx context.Context, call tools.Call) tools.Result {
 	if err := ctx.Err(); err != nil {
 		return tools.Refuse(tools.ToolCancelled, "cancelled before writing")
 	}
+	opt := workspace.WriteOptions{Overwrite: p.a.Overwrite, MakeDirs: true}
+	if shown, ok := h.seen.take(call); ok {
+		if shown != p.digest {
+			return tools.Refuse(tools.FileStale, p.a.Path+" changed since the write was previewed; preview it again").
+				With("path", p.a.Path).With("digest", p.digest)
+		}
+		if shown == "" {
+			// The approved diff was a create: no overwrite now.
+			opt.Overwrite = false
+		} else {
+			opt.ExpectDigest = shown
+		}
+	}
 	data := []byte(p.a.Content)
-	if _, err := h.ws.WriteFile(p.rel, data, workspace.WriteOptions{Overwrite: p.a.Overwrite, MakeDirs: true}); err != nil {
+	if _, err := h.ws.WriteFile(p.rel, data, opt); err != nil {
 		return fail(err)
 	}
 	digest, r := verify(h.ws, p.rel, data)

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,4 +94,48 @@ func TestWriteRefusals(t *testing.T) {
 	h.refused("file_write", map[string]any{"path": "a", "content": 5}, tools.ArgsInvalid)
 	h.refused("file_write", map[string]any{"path": "a"}, tools.ArgsInvalid)
 	h.refused("file_write", map[string]any{"path": "a", "content": "x", "mode": "0777"}, tools.ArgsInvalid)
+}
+
+// TestWritePreviewIsWhatRuns: a previewed file_write whose file changed
+// before the run is file.stale; the same call unpreviewed, or previewed
+// and unchanged, writes.
+func TestWritePreviewIsWhatRuns(t *testing.T) {
+	h := newHarness(t, map[string]string{"w.txt": "v1\n"})
+	args := map[string]any{"path": "w.txt", "content": "mine\n", "overwrite": true}
+	tool, call, ref := h.bind("file_write", args)
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	pv := tool.Handler().(tools.Previewer)
+	if _, err := pv.Preview(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	h.write("w.txt", "v2 by someone else\n")
+	res := tool.Handler().Run(context.Background(), call)
+	if r, ok := res.(*tools.Refusal); !ok || r.Name != tools.FileStale {
+		t.Fatalf("run after a change: %#v", res)
+	}
+	if h.read("w.txt") != "v2 by someone else\n" {
+		t.Fatal("stale write happened")
+	}
+	// Previewed and unchanged: written.
+	if _, err := pv.Preview(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tool.Handler().Run(context.Background(), call).(tools.Ok); !ok || h.read("w.txt") != "mine\n" {
+		t.Fatal("previewed write did not run")
+	}
+	// A create that was previewed must not turn into an overwrite.
+	cargs := map[string]any{"path": "c.txt", "content": "new\n", "overwrite": true}
+	tool, ccall, _ := h.bind("file_write", cargs)
+	if _, err := pv.Preview(context.Background(), ccall); err != nil {
+		t.Fatal(err)
+	}
+	h.write("c.txt", "appeared\n")
+	if r, ok := tool.Handler().Run(context.Background(), ccall).(*tools.Refusal); !ok || r.Name != tools.FileStale {
+		t.Fatalf("create previewed, file appeared: %#v", r)
+	}
+	if h.read("c.txt") != "appeared\n" {
+		t.Fatal("appeared file overwritten")
+	}
 }
