@@ -3,9 +3,11 @@ package tools_test
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"staage/tools"
 )
@@ -103,5 +105,46 @@ func TestNewToolsetDoesNotAliasInput(t *testing.T) {
 	copy(schema, `{"type":"string"}`)
 	if after := string(mustLookup(t, ts, "x").Schema); after != before {
 		t.Errorf("pinned schema changed from %s to %s", before, after)
+	}
+}
+
+// TestMintNameProperty: over random origins and raw names (control bytes,
+// multibyte runes, separators), a minted name is always provider-safe, ok
+// exactly when it fits, and "changed" exactly when a character was replaced.
+func TestMintNameProperty(t *testing.T) {
+	alphabet := []rune("aZ09_-.: /\x00\x1b\u00e9\u212a\u017f\U0001F600\u200b")
+	safe := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	rng := rand.New(rand.NewPCG(64, 6))
+	word := func(max int) string {
+		n := rng.IntN(max + 1)
+		rs := make([]rune, n)
+		for i := range rs {
+			rs[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(rs)
+	}
+	for range 5000 {
+		origin, raw := word(8), word(70)
+		if rng.IntN(3) == 0 {
+			origin = tools.BuiltinOrigin
+		}
+		name, changed, ok := tools.MintName(origin, raw)
+		plain := raw
+		if origin != tools.BuiltinOrigin {
+			plain = origin + "__" + raw
+		}
+		if changed != (name != plain) {
+			t.Fatalf("MintName(%q, %q) = %q, changed=%v", origin, raw, name, changed)
+		}
+		if utf8.RuneCountInString(name) != utf8.RuneCountInString(plain) {
+			t.Fatalf("MintName(%q, %q) = %q: one rune must become one character", origin, raw, name)
+		}
+		wantOK := raw != "" && origin != "" && len(name) <= tools.MaxNameLen
+		if ok != wantOK {
+			t.Fatalf("MintName(%q, %q) ok=%v, want %v", origin, raw, ok, wantOK)
+		}
+		if ok && !safe.MatchString(name) {
+			t.Fatalf("MintName(%q, %q) = %q is not provider-safe", origin, raw, name)
+		}
 	}
 }
