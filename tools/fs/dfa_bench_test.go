@@ -8,7 +8,8 @@ import (
 )
 
 func BenchmarkLineDFA(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "cmd", "compile", "internal", "ssa", "rewriteAMD64.go"))
+	// A typical source file, not a generated one.
+	data, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
 	if err != nil {
 		b.Skip(err)
 	}

@@ -14,6 +14,8 @@ type query struct {
 	// required is a literal every match of re contains (nil if none): the
 	// search finds it with bytes.Index and runs re only on those lines.
 	required []byte
+	// finder looks for literal or required.
+	finder literalFinder
 	// prog is the compiled program for lineDFA: it scans whole files for
 	// patterns without a required literal, and confirms the candidate
 	// lines of those with one; regexp only locates the match on lines the
@@ -37,7 +39,8 @@ func compileQuery(pattern string, literal bool) (*query, error) {
 				return nil, fmt.Errorf("a literal cannot contain a newline: the search is line by line")
 			}
 		}
-		return &query{literal: []byte(pattern)}, nil
+		lit := []byte(pattern)
+		return &query{literal: lit, finder: newLiteralFinder(lit)}, nil
 	}
 	// Multi-line ^ and $, and no newline in negated classes: a match stays
 	// within one line, as in grep and ripgrep.
@@ -54,6 +57,7 @@ func compileQuery(pattern string, literal bool) (*query, error) {
 	q := &query{re: re}
 	if lit := requiredLiteral(tree); len(lit) >= 2 {
 		q.required = lit
+		q.finder = newLiteralFinder(lit)
 	}
 	if q.prog, err = syntax.Compile(tree); err != nil {
 		return nil, err

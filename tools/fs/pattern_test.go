@@ -39,3 +39,32 @@ func TestClipLine(t *testing.T) {
 		t.Fatalf("cr %q", s)
 	}
 }
+
+func TestLiteralFinder(t *testing.T) {
+	f := newLiteralFinder([]byte("func main"))
+	if f.rare == 'f' || f.rare == ' ' {
+		t.Fatalf("rare byte %q is a common one", f.rare)
+	}
+	texts := []string{"", "func mai", "func main", "xx func main yy", "func mainfunc main",
+		strings.Repeat("m", 1000) + "func main", strings.Repeat("func mai ", 200) + "func main!"}
+	for _, lit := range []string{"func main", "m", "ab", "zzzz", "Context"} {
+		f := newLiteralFinder([]byte(lit))
+		for _, text := range texts {
+			if got, want := f.index([]byte(text)), strings.Index(text, lit); got != want {
+				t.Errorf("index(%q, %q) = %d, want %d", text, lit, got, want)
+			}
+		}
+	}
+}
+
+func FuzzLiteralFinder(f *testing.F) {
+	f.Add("func main", "package main\nfunc main() {}\n")
+	f.Fuzz(func(t *testing.T, lit, text string) {
+		if lit == "" {
+			return
+		}
+		if got, want := newLiteralFinder([]byte(lit)).index([]byte(text)), strings.Index(text, lit); got != want {
+			t.Fatalf("index(%q, %q) = %d, want %d", text, lit, got, want)
+		}
+	})
+}

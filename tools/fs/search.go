@@ -330,13 +330,13 @@ func (s *scanner) scan(out *fileOut, rel string, data []byte, afterLine int) {
 		var start, end int // the match within data
 		switch {
 		case q.literal != nil:
-			i := bytes.Index(data[pos:], q.literal)
+			i := q.finder.index(data[pos:])
 			if i < 0 {
 				return
 			}
 			start, end = pos+i, pos+i+len(q.literal)
 		case q.required != nil:
-			i := bytes.Index(data[pos:], q.required)
+			i := q.finder.index(data[pos:])
 			if i < 0 {
 				return
 			}
