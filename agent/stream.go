@@ -64,8 +64,7 @@ func (s *Session) stream(ctx context.Context, lane string, req Request) response
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 				return response{stop: StopInterrupted}
 			}
-			s.publish(Error{Lane: lane, Kind: "stream", Message: fmt.Sprintf(
-				"the response from %s was cut before its end (%v); the turn is incomplete and none of its tool calls ran", s.ProviderName(), err)})
+			s.publish(streamFault(lane, s.ProviderName(), err))
 			return response{stop: StopIncomplete}
 		}
 		switch ev.Kind {
@@ -143,4 +142,22 @@ func (s *Session) finishMessage(lane, text string, thinking []ThinkingBlock, cal
 	}
 	s.publish(AssistantMessage{Lane: lane, Stop: stop, Message: Message{
 		Role: RoleAssistant, Text: text, Thinking: thinking, ToolCalls: calls}})
+}
+
+// streamFault words a failed stream for the operator. Providers may classify
+// their errors (FaultKind: rate_limited, cut, idle_timeout, ...); the loop
+// reads that without knowing any provider's package.
+func streamFault(lane, provider string, err error) Error {
+	kind := "stream"
+	var fk interface{ FaultKind() string }
+	if errors.As(err, &fk) && fk.FaultKind() != "" {
+		kind = fk.FaultKind()
+	}
+	var cut interface{ StreamCut() bool }
+	if errors.As(err, &cut) && !cut.StreamCut() {
+		return Error{Lane: lane, Kind: kind, Message: fmt.Sprintf(
+			"%s failed before its response began (%v); the turn is incomplete", provider, err)}
+	}
+	return Error{Lane: lane, Kind: kind, Message: fmt.Sprintf(
+		"the response from %s was cut before its end (%v); the turn is incomplete and none of its tool calls ran", provider, err)}
 }
