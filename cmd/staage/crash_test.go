@@ -86,7 +86,11 @@ func TestCrashAtRandomPointsThenResume(t *testing.T) {
 		t.Skip("builds and runs the binary 100 times")
 	}
 	dir := t.TempDir()
+	built := time.Now()
 	rig := crashRig{bin: staageBinary(t), script: crashScript(t, dir), resume: filepath.Join(dir, "resume.json")}
+	t.Logf("binary ready after %v", time.Since(built))
+	began := time.Now()
+	defer func() { t.Logf("50 kills and resumes took %v", time.Since(began)) }()
 	if err := os.WriteFile(rig.resume, []byte(`{"responses":[{"text":"Resumed."}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
