@@ -14,8 +14,17 @@ const redacted = "[redacted]"
 // secrets and blanking half the journal.
 const minSecretLen = 8
 
-// secretNameParts mark an environment variable whose value is a credential.
-var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE"}
+// secretName reports whether an environment variable's name marks its value
+// as a credential.
+func secretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, p := range [...]string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE"} {
+		if strings.Contains(up, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // SecretsFromEnv picks the values of credential-looking variables
 // (ANTHROPIC_API_KEY, GITHUB_TOKEN, ...) from an environment in os.Environ
@@ -28,12 +37,8 @@ func SecretsFromEnv(environ []string) []string {
 		if !ok || len(val) < minSecretLen {
 			continue
 		}
-		up := strings.ToUpper(name)
-		for _, p := range secretNameParts {
-			if strings.Contains(up, p) {
-				out = append(out, val)
-				break
-			}
+		if secretName(name) {
+			out = append(out, val)
 		}
 	}
 	return out

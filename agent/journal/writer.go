@@ -20,12 +20,15 @@ var ErrLocked = errors.New("session is open in another staage process")
 // pending text is written (unsynced) even if the stream goes on.
 const flushAt = 16 << 10
 
-// durable names the events that are fsynced before Publish returns: the
-// decisions and results a crash must not lose, and the conversation turns
-// resume rebuilds history from.
-var durable = map[string]bool{
-	"user": true, "message": true, "approval": true, "tool_started": true,
-	"tool_result": true, "turn_done": true, "child_started": true, "child_finished": true,
+// durable reports whether events of this type are fsynced before Publish
+// returns: the decisions and results a crash must not lose, and the
+// conversation turns resume rebuilds history from.
+func durable(typ string) bool {
+	switch typ {
+	case "user", "message", "approval", "tool_started", "tool_result", "turn_done", "child_started", "child_finished":
+		return true
+	}
+	return false
 }
 
 // Writer appends a session's events to its journal. It implements
@@ -232,7 +235,7 @@ func (w *Writer) Publish(e agent.Event) {
 		// journal going and say what was lost.
 		line, _ = agent.EncodeEvent(agent.Warning{Message: "journal: event not recorded: " + err.Error()})
 	}
-	w.write(line, durable[e.Type()])
+	w.write(line, durable(e.Type()))
 }
 
 // MarkResumed appends a line recording the provider and toolset the session
