@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -292,5 +294,50 @@ func TestSecretsFromEnvPicksCredentialNames(t *testing.T) {
 	want := []string{"sk-123456789", "ghp_abcdefgh", "supersecretvalue"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("got %q want %q", got, want)
+	}
+}
+
+func TestConcurrentLanesKeepTheirOwnOrder(t *testing.T) {
+	w := create(t, t.TempDir(), "lanes")
+	lanes := []string{"main", "scout-1", "scout-2", "write-3"}
+	var wg sync.WaitGroup
+	for _, lane := range lanes {
+		wg.Go(func() {
+			for i := 0; i < 200; i++ {
+				w.Publish(agent.TextDelta{Lane: lane, Text: fmt.Sprintf("%d,", i)})
+				if i%50 == 49 {
+					w.Publish(agent.UsageReport{Lane: lane})
+				}
+			}
+			w.Publish(agent.TurnDone{Lane: lane, Stop: "end_turn"})
+		})
+	}
+	wg.Wait()
+	w.Close()
+	r, err := Read(w.Path())
+	if err != nil || len(r.Problems) != 0 {
+		t.Fatalf("%v %v", err, r.Problems)
+	}
+	text := map[string]string{}
+	done := map[string]bool{}
+	for _, e := range r.Events {
+		switch v := e.(type) {
+		case agent.TextDelta:
+			if done[v.Lane] {
+				t.Fatalf("text of %s after its turn ended", v.Lane)
+			}
+			text[v.Lane] += v.Text
+		case agent.TurnDone:
+			done[v.Lane] = true
+		}
+	}
+	var want strings.Builder
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&want, "%d,", i)
+	}
+	for _, lane := range lanes {
+		if text[lane] != want.String() || !done[lane] {
+			t.Errorf("lane %s: done %v, text %q", lane, done[lane], text[lane])
+		}
 	}
 }
