@@ -59,6 +59,9 @@ func (s *Session) dispatch(ctx context.Context, t Turn, gate *approvals.Gate, fu
 	}
 	s.publish(ToolStarted{Lane: t.Lane, ID: c.ID, Tool: d.Name})
 	res := runHandler(ctx, tool, out.Call)
+	if p, isPtr := res.(*tools.Ok); isPtr && p != nil {
+		res = *p
+	}
 	if okRes, isOk := res.(tools.Ok); isOk {
 		for _, n := range okRes.Notices {
 			switch n := n.(type) {

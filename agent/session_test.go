@@ -401,3 +401,20 @@ func TestEventWireRoundTrip(t *testing.T) {
 		t.Fatalf("want ErrUnknownEvent, got %T", err)
 	}
 }
+
+func TestPointerOkKeepsItsNotices(t *testing.T) {
+	desk := tools.Declaration{
+		RawName: "desk", Schema: json.RawMessage(`{"type":"object"}`), Policy: tools.Never, Effect: tools.EffectIdempotentWrite,
+		Handler: tools.HandlerFunc(func(ctx context.Context, c tools.Call) tools.Result {
+			return &tools.Ok{Payload: "ok", Notices: []tools.Notice{tools.DeskNotice{Page: "p"}}}
+		}),
+	}
+	f := newFixture(t, `{"responses":[{"tool_calls":[{"id":"d","name":"desk","input":{}}]},{"text":"ok"}]}`, nil, desk)
+	f.session.Run(context.Background(), agent.MainLane, "go")
+	if ls, _ := f.session.State().Lane(agent.MainLane); ls.Desk != "p" {
+		t.Fatalf("desk %q", ls.Desk)
+	}
+	if r := f.rec.results(); len(r) != 1 || !r[0].OK {
+		t.Fatalf("results %+v", r)
+	}
+}

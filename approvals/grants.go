@@ -66,6 +66,11 @@ func OpenGrantFile(workspace, keyPath string) (*GrantFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grants: %w", err)
 	}
+	// Bind grants to the real directory, so the same workspace opened
+	// through a symlinked path keeps them.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
 	gf := &GrantFile{path: filepath.Join(abs, ".staage", "grants.json"), workspace: abs, key: key}
 	if err := gf.load(); err != nil {
 		return nil, err
@@ -76,6 +81,9 @@ func OpenGrantFile(workspace, keyPath string) (*GrantFile, error) {
 func loadOrCreateKey(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err == nil {
+		if fi, serr := os.Stat(path); serr == nil && fi.Mode().Perm()&0o077 != 0 {
+			return nil, fmt.Errorf("grant key %s is readable by others (mode %v): anyone who can read it can forge always-grants; run chmod 600 %s", path, fi.Mode().Perm(), path)
+		}
 		k, derr := hex.DecodeString(string(trimSpace(b)))
 		if derr != nil || len(k) < 32 {
 			return nil, fmt.Errorf("grant key %s is malformed; delete it to make a new one (existing always-grants will then be ignored)", path)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -159,9 +161,30 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 			return arr, nil
 		}
 		return nil, fmt.Errorf("unexpected %v", t)
+	case json.Number:
+		return integralForm(t), nil
 	default:
 		return t, nil
 	}
+}
+
+// integralForm writes an integral number without a fraction or exponent
+// ("100.0" and "1e2" become "100"), so a value a schema accepts as an integer
+// also decodes into a Go int. Other numbers are kept exactly as written.
+func integralForm(n json.Number) json.Number {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") {
+		return n
+	}
+	f, ok := new(big.Float).SetPrec(256).SetString(s)
+	if !ok || !f.IsInt() {
+		return n
+	}
+	i, acc := f.Int64()
+	if acc != big.Exact {
+		return n
+	}
+	return json.Number(strconv.FormatInt(i, 10))
 }
 
 // foldKey folds a key the way encoding/json matches keys to struct fields

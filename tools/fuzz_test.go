@@ -3,6 +3,7 @@ package tools_test
 import (
 	"bytes"
 	"encoding/json"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -75,6 +76,36 @@ func plainDecode(t *testing.T, b []byte) any {
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		t.Fatalf("plain decode of %q: %v", b, err)
+	}
+	return numbersByValue(v)
+}
+
+// numbersByValue replaces each number by its exact value, so "1.0" and "1"
+// (which the canonical form writes as an integer) compare equal, and -0 and
+// 0 too.
+func numbersByValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			out[k] = numbersByValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = numbersByValue(e)
+		}
+		return out
+	case json.Number:
+		f, ok := new(big.Float).SetPrec(512).SetString(string(x))
+		if !ok {
+			return string(x)
+		}
+		if f.Sign() == 0 {
+			return "0"
+		}
+		return f.Text('e', 100)
 	}
 	return v
 }

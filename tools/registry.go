@@ -187,6 +187,17 @@ func NewToolset(decls []Declaration) (*Toolset, Report) {
 		i = j
 	}
 	sort.Slice(ts.tools, func(i, j int) bool { return ts.tools[i].Name < ts.tools[j].Name })
+	// The report, too, is a function of the declarations, not their order.
+	sort.SliceStable(rep.Notes, func(i, j int) bool {
+		a, b := rep.Notes[i], rep.Notes[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Message < b.Message
+	})
 	return ts, rep
 }
 
