@@ -126,3 +126,38 @@ func TestSessionsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsThroughTheBinary drives the browser as an operator does: a
+// headless session, then `staage sessions` and `staage sessions export`.
+func TestSessionsThroughTheBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	dir, ws, env := t.TempDir(), t.TempDir(), testEnv(t)
+	script := filepath.Join(dir, "s.json")
+	os.WriteFile(script, []byte(`{"responses":[{"text":"Writing.","tool_calls":[{"id":"w1","name":"file_write","input":{"path":"a.txt","content":"hi\n"}}]},{"text":"Done."}]}`), 0o644)
+	if _, stderr, code := runStaage(t, env, "exec", "--script", script, "--sandbox", "off", "--auto", "all", "--workspace", ws, "write \x1b[31ma\x1b[0m file"); code != 0 {
+		t.Fatalf("exec: %d %s", code, stderr)
+	}
+	out, _, code := runStaage(t, env, "sessions", "--json")
+	var rows []journal.Summary
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 1 {
+		t.Fatalf("sessions --json: %d %q", code, out)
+	}
+	if real, _ := filepath.EvalSymlinks(ws); rows[0].Workspace != real && rows[0].Workspace != ws {
+		t.Errorf("workspace %q, want %q", rows[0].Workspace, ws)
+	}
+	out, _, code = runStaage(t, env, "sessions")
+	if code != 0 || !strings.Contains(out, rows[0].ID) || strings.Contains(out, "\x1b") {
+		t.Fatalf("sessions: %d %q", code, out)
+	}
+	out, _, code = runStaage(t, env, "sessions", "export", rows[0].ID)
+	for _, want := range []string{"# staage session " + rows[0].ID, "## You\n\nwrite a file", "**Tool** `file_write`", "→ ok", "Done."} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("export lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Error("export carries an escape sequence")
+	}
+}
