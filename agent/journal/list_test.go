@@ -118,6 +118,11 @@ func TestSweepSessionsDir(t *testing.T) {
 	}
 	dead := filepath.Join(dir, TempPrefix+"dead-1")
 	os.WriteFile(dead, nil, 0o600)
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(dead, old, old)
+	os.Chtimes(f.Name(), old, old)
+	young := filepath.Join(dir, TempPrefix+"young-1")
+	os.WriteFile(young, nil, 0o600)
 	keep := filepath.Join(dir, "s.jsonl")
 	os.WriteFile(keep, nil, 0o600)
 	if got := SweepSessionsDir(dir); len(got) != 1 || got[0] != dead {
@@ -126,11 +131,14 @@ func TestSweepSessionsDir(t *testing.T) {
 	if _, err := os.Stat(f.Name()); err != nil {
 		t.Errorf("live temp removed: %v", err)
 	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("a temp file just created was removed: %v", err)
+	}
 	if _, err := os.Stat(keep); err != nil {
 		t.Errorf("journal removed: %v", err)
 	}
-	old := filepath.Join(dir, TempPrefix+"old")
-	os.WriteFile(old, nil, 0o600)
+	fresh := filepath.Join(dir, TempPrefix+"fresh")
+	os.WriteFile(fresh, nil, 0o600)
 	if got := SweepTemps(dir, time.Hour); len(got) != 0 {
 		t.Errorf("fresh temp swept with an age limit: %v", got)
 	}

@@ -60,5 +60,7 @@ func inUse(path string) bool {
 }
 
 // SweepSessionsDir removes temp journals left by a session whose creation
-// was interrupted (they are locked while their creator lives).
-func SweepSessionsDir(dir string) []string { return SweepTemps(dir, 0) }
+// was interrupted. A creator locks its temp file at once, but a file younger
+// than a few seconds is left alone too: it may be one created a moment ago
+// and not locked yet.
+func SweepSessionsDir(dir string) []string { return SweepTemps(dir, 5*time.Second) }

@@ -111,6 +111,8 @@ func TestOpenJournalSweepsTempJournals(t *testing.T) {
 	os.MkdirAll(dir, 0o700)
 	tmp := filepath.Join(dir, journal.TempPrefix+"20261130T000000-abcdef-123")
 	os.WriteFile(tmp, []byte(`{"type":"header"`), 0o600)
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(tmp, old, old)
 	w, _, err := openJournal(context.Background(), bootOptions{}, hdrFor("/w"))
 	if err != nil {
 		t.Fatal(err)
