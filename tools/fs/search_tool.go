@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"staage/tools"
 	"staage/tools/workspace"
@@ -23,7 +24,10 @@ type SearchPayload struct {
 	tools.Bounds
 }
 
-type searchHandler struct{ ws *workspace.Root }
+type searchHandler struct {
+	ws   *workspace.Root
+	bufs sync.Pool // read buffers, reused across calls
+}
 
 func (h *searchHandler) Run(ctx context.Context, call tools.Call) tools.Result {
 	var a searchArgs
@@ -50,7 +54,9 @@ func (h *searchHandler) Run(ctx context.Context, call tools.Call) tools.Result {
 	if r != nil {
 		return r
 	}
-	res, err := search(ctx, h.ws, q, m, after, a.Limit, defaultSearchLimits())
+	lim := defaultSearchLimits()
+	lim.bufs = &h.bufs
+	res, err := search(ctx, h.ws, q, m, after, a.Limit, lim)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Refuse(tools.ToolCancelled, "search interrupted")
