@@ -63,6 +63,17 @@ func TestResizeReflows(t *testing.T) {
 	}
 }
 
+func TestTinyTerminalWithModal(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40)
+	send(m, demoEvents()...)
+	openReq(m, 1, approvals.Request{ID: "c", Descriptor: descriptor("bash", tools.EffectIrreversible),
+		Args: raw(map[string]any{"command": strings.Repeat("x", 300)}), Preview: tools.CommandPreview{Command: strings.Repeat("x", 300)}})
+	for _, sz := range [][2]int{{80, 24}, {40, 12}, {20, 8}} {
+		send(m, tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		checkFrame(t, m, sz[0], sz[1])
+	}
+}
+
 func TestStatusBarGolden(t *testing.T) {
 	th := themes.New(themes.DarkPalette())
 	in := status.Info{Model: "anthropic/claude-sonnet-4-5", Sandbox: "product", Workspace: "~/src/proj",

@@ -16,9 +16,16 @@ const footerLines = 2
 
 // box returns the outer size of the dialog for the terminal size.
 func (m *Model) box() (w, h int) {
-	w = min(m.w-2, 120)
-	h = m.h - 2
-	return max(w, 30), max(h, 12)
+	// Two cells of margin where there is room; on a tiny terminal the
+	// dialog takes the whole screen rather than spilling past it.
+	w, h = min(m.w-2, 120), m.h-2
+	if w < 30 {
+		w = max(m.w, 12)
+	}
+	if h < 12 {
+		h = max(m.h, 8)
+	}
+	return w, h
 }
 
 // inner is the text area inside the border and padding.
