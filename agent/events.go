@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -227,6 +228,11 @@ func (e ErrUnknownEvent) Error() string { return fmt.Sprintf("unknown event type
 
 // DecodeEvent parses one encoded event.
 func DecodeEvent(line []byte) (Event, error) {
+	// EncodeEvent writes the type first; reading it from there saves a
+	// second parse of every line on resume.
+	if typ, ok := leadingType(line); ok {
+		return decodeTyped(typ, line)
+	}
 	var head struct {
 		Type string `json:"type"`
 	}
@@ -234,6 +240,26 @@ func DecodeEvent(line []byte) (Event, error) {
 		return nil, fmt.Errorf("decode event: %w", err)
 	}
 	return decodeTyped(head.Type, line)
+}
+
+// leadingType reads `{"type":"name"` at the start of line, for names made
+// of plain characters only.
+func leadingType(line []byte) (string, bool) {
+	const prefix = `{"type":"`
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return "", false
+	}
+	rest := line[len(prefix):]
+	for i, c := range rest {
+		switch {
+		case c == '"':
+			return string(rest[:i]), i > 0
+		case c == '_' || c >= 'a' && c <= 'z':
+		default:
+			return "", false
+		}
+	}
+	return "", false
 }
 
 func decodeTyped(typ string, line []byte) (Event, error) {

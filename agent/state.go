@@ -26,6 +26,11 @@ type LaneState struct {
 	Desk    string
 	// Started holds calls that began running and have no result yet.
 	Started map[string]ToolStarted
+	// Parent is set for a child lane; ChildStatus once it finished
+	// ("done", "failed", "cut"), "" while it runs.
+	Parent      string
+	Mode        string
+	ChildStatus string
 }
 
 // NewState returns an empty state.
@@ -64,6 +69,11 @@ func (s *State) Apply(e Event) {
 		} else {
 			l.History = append(l.History, Message{Role: RoleTool, ToolResults: []ToolResultPart{part}})
 		}
+	case ChildStarted:
+		l := s.lane(e.Child)
+		l.Parent, l.Mode = e.Lane, e.Mode
+	case ChildFinished:
+		s.lane(e.Child).ChildStatus = e.Status
 	case PlanChanged:
 		s.lane(e.Lane).Plan = slices.Clone(e.Steps)
 	case DeskChanged:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/adrg/xdg"
 
@@ -35,8 +36,10 @@ type bootRuntime struct {
 	DemoPrompt string
 	// BootReport is the boot report in lines for the operator.
 	BootReport []string
-	// Restored is set when a journaled session was resumed.
+	// Restored is set when a journaled session was resumed; History holds
+	// the replayed events, for the console to rebuild its screen.
 	Restored *agent.Restored
+	History  []agent.Event
 	// Close releases the sandbox, the journal and a demo workspace.
 	Close func()
 }
@@ -92,7 +95,7 @@ func compose(ctx context.Context, opts bootOptions, approver approvals.Approver,
 	gate := approvals.NewGate(approvals.GateConfig{Approver: approver, Always: tb.always, Auto: auto})
 
 	sinks := agent.Fanout{}
-	jr, err := startJournal(ctx, opts, rt)
+	jr, err := startJournal(ctx, opts, rt, sink, model.secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func compose(ctx context.Context, opts bootOptions, approver approvals.Approver,
 	tb.children.session, tb.children.gate, tb.children.notes = rt.Session, gate, tb.notes
 	if jr != nil && jr.replay != nil {
 		restored := rt.Session.Restore(jr.replay)
-		rt.Restored = &restored
+		rt.Restored, rt.History = &restored, jr.replay
 		rt.BootReport = append(rt.BootReport, restored.Notes...)
 		// Tools keep their own state across a resume: plans and desk
 		// pages live in the notes store.
@@ -192,6 +195,13 @@ func composeTools(ctx context.Context, opts bootOptions, dir string) (_ *toolBoo
 	}
 	for _, n := range tb.report.Notes {
 		tb.lines = append(tb.lines, n.Message)
+	}
+	if opts.Worktrees != "" {
+		// Worktrees live on disk: a crashed session's finished children
+		// are still there, and apply_change can land them.
+		if ids, err := delegate.NewWorktrees(ws.Dir(), opts.Worktrees).List(ctx); err == nil && len(ids) > 0 {
+			tb.lines = append(tb.lines, fmt.Sprintf("pending child changes: %s (apply_change lands one)", strings.Join(ids, ", ")))
+		}
 	}
 	return tb, nil
 }

@@ -245,3 +245,23 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func TestBareResumeOpensThePicker(t *testing.T) {
+	cases := []struct {
+		in   []string
+		rest string
+		pick bool
+	}{
+		{[]string{"--resume"}, "", true},
+		{[]string{"--resume", "--demo"}, "--demo", true},
+		{[]string{"--resume", "abc"}, "--resume abc", false},
+		{[]string{"--demo", "-resume"}, "--demo", true},
+		{[]string{"--resume=abc"}, "--resume=abc", false},
+	}
+	for _, c := range cases {
+		rest, pick := takeBareResume(c.in)
+		if strings.Join(rest, " ") != c.rest || pick != c.pick {
+			t.Errorf("%v → %v %v", c.in, rest, pick)
+		}
+	}
+}

@@ -19,7 +19,7 @@ type journalRun struct {
 // startJournal opens the session's journal: a new one, or the one named by
 // --continue / --resume, whose events are handed back for replay. The demo is
 // not journaled: its workspace is a temporary copy that is gone when it ends.
-func startJournal(ctx context.Context, opts bootOptions, rt *bootRuntime) (*journalRun, error) {
+func startJournal(ctx context.Context, opts bootOptions, rt *bootRuntime, screen agent.Sink, secrets []string) (*journalRun, error) {
 	if opts.NoJournal || rt.Demo {
 		if opts.Continue || opts.Resume != "" {
 			return nil, &exitError{code: 2, msg: "the offline demo has no journal to resume"}
@@ -37,7 +37,15 @@ func startJournal(ctx context.Context, opts bootOptions, rt *bootRuntime) (*jour
 	if err != nil {
 		return nil, err
 	}
-	w.SetSecrets(journal.SecretsFromEnv(os.Environ())...)
+	w.SetSecrets(append(journal.SecretsFromEnv(os.Environ()), secrets...)...)
+	// A journal that cannot be written must be seen, not just lost: the
+	// operator is told once, on screen.
+	w.OnError(func(err error) {
+		if screen != nil {
+			screen.Publish(agent.Error{Lane: agent.MainLane, Kind: "journal",
+				Message: "the session journal could not be written (" + err.Error() + "); this session will not be resumable from here on"})
+		}
+	})
 	jr := &journalRun{sink: w, close: func() { _ = w.Close() }}
 	if replay != nil {
 		jr.replay = replay.Events

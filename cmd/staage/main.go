@@ -14,10 +14,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"staage/tools/shell/sandbox"
+	"staage/ui/picker"
 )
 
 // bootOptions is what the flags (and later the config) decide for one run.
@@ -64,7 +66,7 @@ func (o *bootOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.DevCheck, "dev-check", false, "offer dev_check (gate scripts in a disposable worktree) in place of bash")
 	fs.BoolVar(&o.RequireRails, "require-rails", false, "refuse to start when a rail's credentials are missing")
 	fs.BoolVar(&o.Continue, "continue", false, "continue the latest session of this workspace")
-	fs.StringVar(&o.Resume, "resume", "", "resume the session `id`")
+	fs.StringVar(&o.Resume, "resume", "", "resume the session `id` (without an id the console opens a picker)")
 	fs.IntVar(&o.MaxSteps, "max-steps", 0, "model calls allowed per turn (default 50)")
 	fs.DurationVar(&o.BashTimeout, "bash-timeout", 2*time.Minute, "how long one bash command may run")
 	fs.StringVar(&o.Config, "config", "", "the config `file` (default: $XDG_CONFIG_HOME/staage/config.toml)")
@@ -74,7 +76,8 @@ func main() {
 	if handled, code := sandbox.HelperMain(); handled {
 		os.Exit(code)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a closed terminal must still close the journal cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -106,6 +109,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	default:
 		var opts bootOptions
+		args, pick := takeBareResume(args)
 		fs := flag.NewFlagSet("staage", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		opts.register(fs)
@@ -119,6 +123,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if fs.NArg() > 0 {
 			fmt.Fprintf(stderr, "staage: unexpected argument %q (did you mean `staage exec %s`?)\n", fs.Arg(0), fs.Arg(0))
 			return 2
+		}
+		if pick {
+			if opts.Resume, err = pickSession(ctx, opts); err != nil {
+				break
+			}
 		}
 		err = runConsole(ctx, opts)
 	}
@@ -145,4 +154,33 @@ func usage(w io.Writer) {
   staage sessions [list|export ID]
 
 `)
+}
+
+// takeBareResume removes a --resume given without an ID (last, or followed
+// by another flag): the console then opens the session picker. The flag
+// package alone would demand a value.
+func takeBareResume(args []string) ([]string, bool) {
+	for i, a := range args {
+		if a != "--resume" && a != "-resume" {
+			continue
+		}
+		if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
+			rest := append(append([]string(nil), args[:i]...), args[i+1:]...)
+			return rest, true
+		}
+	}
+	return args, false
+}
+
+// pickSession runs the session picker and returns the chosen ID.
+func pickSession(ctx context.Context, opts bootOptions) (string, error) {
+	ws := opts.Workspace
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	id, err := picker.PickSession(ctx, ws, picker.Options{})
+	if errors.Is(err, picker.ErrCancelled) {
+		return "", &exitError{code: 0}
+	}
+	return id, err
 }

@@ -26,6 +26,9 @@ type modelSetup struct {
 	resumed func([]agent.Event)
 	// lines go into the boot report (the model, config warnings).
 	lines []string
+	// secrets are credentials resolved from config or a key command; the
+	// journal redacts them.
+	secrets []string
 }
 
 // loadModel picks the provider: a --script file, the demo, a configured

@@ -38,6 +38,9 @@ func configuredModel(ctx context.Context, opts bootOptions) (*modelSetup, error)
 		close: func() {}, resumed: func([]agent.Event) {},
 		lines: append([]string{"model: " + cfg.Describe()}, cfg.Warnings...),
 	}
+	if cfg.Key.IsSet() {
+		m.secrets = []string{cfg.Key.Reveal()}
+	}
 	if cfg.PriceKnown {
 		m.cost = cfg.Cost
 	}
