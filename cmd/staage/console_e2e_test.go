@@ -262,7 +262,7 @@ func TestConsoleEscInterruptsBash(t *testing.T) {
 	}
 	dir := t.TempDir()
 	script := filepath.Join(t.TempDir(), "script.json")
-	body := `{"responses":[{"text":"Sleeping.","tool_calls":[{"id":"b1","name":"bash","input":{"command":"sleep 60"}}]},{"text":"after"}]}`
+	body := `{"responses":[{"text":"Sleeping.","tool_calls":[{"id":"b1","name":"bash","input":{"command":"sleep 97.25"}}]},{"text":"after"}]}`
 	if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -271,17 +271,41 @@ func TestConsoleEscInterruptsBash(t *testing.T) {
 	c.press("sleep please")
 	c.press("\r")
 	tool, s := c.nextModal(20 * time.Second)
-	if tool != "bash" || !strings.Contains(s, "sleep 60") {
+	if tool != "bash" || !strings.Contains(s, "sleep 97.25") {
 		t.Fatalf("expected the bash dialog:\n%s", s)
 	}
 	c.answer("y")
 	c.waitText("running…", 10*time.Second)
+	if !sleeping() {
+		t.Fatal("the approved command is not running")
+	}
 	start := time.Now()
 	c.press("\x1b")
 	c.waitFor("the interrupted turn", 15*time.Second, func(s string) bool {
 		return strings.Contains(s, "turn ended: interrupted")
 	})
+	t.Logf("interrupt shown after %v", time.Since(start))
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("interrupt took %v", d)
 	}
+	deadline := time.Now().Add(5 * time.Second)
+	for sleeping() {
+		if time.Now().After(deadline) {
+			t.Fatal("the interrupted command is still running")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("command gone after %v", time.Since(start))
+}
+
+// sleeping reports whether the test's sleep command is running anywhere.
+func sleeping() bool {
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range cmdlines {
+		b, err := os.ReadFile(p)
+		if err == nil && strings.HasPrefix(string(b), "sleep\x0097.25") {
+			return true
+		}
+	}
+	return false
 }
