@@ -42,6 +42,7 @@ func runConsole(ctx context.Context, opts bootOptions) error {
 			Workspace: homeRelative(rt.Workspace), Demo: rt.Demo,
 		},
 		BootReport: rt.BootReport,
+		History:    rt.History,
 		Env:        app.EnvFromOS(),
 		Notify:     app.NotifySupported(),
 		Context:    ctx,

@@ -12,6 +12,7 @@ import (
 	"staage/approvals"
 	"staage/themes"
 	"staage/tools"
+	"staage/ui"
 	"staage/ui/status"
 )
 
@@ -393,6 +394,24 @@ func colourParam(s string) string {
 				len(p) == 3 && strings.HasPrefix(p, "10") && p[2] <= '7':
 				return p
 			}
+		}
+	}
+}
+
+// TestHistoryRebuildsTheScreen: a resumed session's events go through the
+// same reducers as live ones.
+func TestHistoryRebuildsTheScreen(t *testing.T) {
+	var hist []agent.Event
+	for _, msg := range demoEvents() {
+		hist = append(hist, msg.(ui.EventMsg).Event)
+	}
+	hist = append(hist, agent.TextDelta{Lane: "main", Text: "half a stream"})
+	m := New(Config{Env: themes.Env{Override: themes.Dark}, History: hist, BootReport: []string{"resumed session s-1"}})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	out := screen(m)
+	for _, want := range []string{"fix the bug", "file_read", "PLAN 1/3", "the bug is in", "12.3k tok", "half a stream", "resumed session s-1"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("resumed screen lacks %q:\n%s", want, out)
 		}
 	}
 }
