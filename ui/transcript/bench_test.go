@@ -64,3 +64,22 @@ func BenchmarkTranscriptResize10k(b *testing.B) {
 		tr.View()
 	}
 }
+
+// BenchmarkSettleLongStream is one frame of a long streaming answer (about
+// 20 KB of markdown so far): the re-render the frame tick pays for.
+func BenchmarkSettleLongStream(b *testing.B) {
+	tr := newT(120, 40)
+	var md string
+	for i := 0; len(md) < 20000; i++ {
+		md += fmt.Sprintf("Paragraph %d has **bold**, `code` and a [link](https://example.com/%d).\n\n- item one\n- item two\n\n", i, i)
+	}
+	tr.Apply(agent.TextDelta{Lane: "main", Text: md})
+	tr.View()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tr.Apply(agent.TextDelta{Lane: "main", Text: "x"})
+		tr.Settle()
+		tr.View()
+	}
+}

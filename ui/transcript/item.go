@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"staage/tools"
+	"staage/ui/markdown"
 	"staage/ui/sanitize"
 )
 
@@ -49,6 +50,9 @@ type Item struct {
 	cacheW   int
 	cacheOK  bool
 	rendered []string
+	// blocks caches markdown rendering block by block, so a long answer
+	// that is still streaming re-renders only its last block per frame.
+	blocks markdown.Blocks
 }
 
 // invalidate drops the cached rendering now.

@@ -130,7 +130,7 @@ func (t *Transcript) render(it *Item, w int) []string {
 		ls = append(ls, t.theme.UserLabel.Render("› you"))
 		ls = append(ls, wrap(it.Text, w)...)
 	case KindAssistant:
-		ls = t.md.Render(it.Text, w)
+		ls = it.blocks.Render(t.md, it.Text, w)
 		if it.Streaming {
 			ls = append(ls, t.theme.Muted.Render("…"))
 		}

@@ -47,6 +47,7 @@ func (t *Transcript) SetTheme(theme themes.Theme, md *markdown.Renderer) {
 	t.theme, t.md = theme, md
 	for _, it := range t.items {
 		it.invalidate()
+		it.blocks = markdown.Blocks{}
 	}
 }
 
