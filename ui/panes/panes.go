@@ -93,13 +93,18 @@ type Desk struct {
 	cacheW int
 	lines  []string
 	offset int
+	// blocks keeps the rendering of unchanged parts of the page: a desk
+	// write replaces the page, but usually changes a few lines of it.
+	blocks markdown.Blocks
 }
 
 // NewDesk returns an empty desk pane.
 func NewDesk(th themes.Theme, md *markdown.Renderer) *Desk { return &Desk{theme: th, md: md} }
 
 // SetTheme changes the theme.
-func (d *Desk) SetTheme(th themes.Theme, md *markdown.Renderer) { d.theme, d.md, d.lines = th, md, nil }
+func (d *Desk) SetTheme(th themes.Theme, md *markdown.Renderer) {
+	d.theme, d.md, d.lines, d.blocks = th, md, nil, markdown.Blocks{}
+}
 
 // SetPage replaces the page (a desk write replaces, never appends).
 func (d *Desk) SetPage(lane, page string) {
@@ -119,7 +124,7 @@ func (d *Desk) View(w, h int, focused bool) string {
 		if strings.TrimSpace(d.page) == "" {
 			d.lines = []string{d.theme.Muted.Render("the desk is empty")}
 		} else {
-			d.lines = d.md.Render(d.page, iw)
+			d.lines = d.blocks.Render(d.md, d.page, iw)
 		}
 		d.cacheW = iw
 	}

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -90,9 +91,14 @@ type ToolCard struct {
 	Message  string
 	// Bounds lists the bounds the result named (truncated, scanCapped…).
 	Bounds []string
-	// Payload is the pretty result for the expanded card.
-	Payload string
+	// payload is the raw result; it is pretty-printed only when the card
+	// is expanded (most never are, and a file read can be large).
+	payload json.RawMessage
 }
+
+// Payload is the result as the expanded card shows it: pretty, sanitized,
+// at most maxPayloadLines lines.
+func (tc *ToolCard) Payload() string { return prettyPayload(tc.payload) }
 
 // keyArgNames are argument names that identify a call, in order of
 // preference. This looks at argument shapes, never at tool names.
@@ -154,33 +160,55 @@ func describeArgs(input json.RawMessage) (key, pretty string) {
 // boundNames are the named bounds of tools.Bounds, as JSON keys.
 var boundNames = []string{"truncated", "scanCapped", "skippedBinary", "skippedLarge", "clippedLines"}
 
-// describePayload names the bounds a payload reports and pretty-prints it.
-func describePayload(p json.RawMessage) (bounds []string, pretty string) {
-	if len(p) == 0 {
-		return nil, ""
+// maxPayloadLines bounds what an expanded card shows of a result.
+const maxPayloadLines = 200
+
+// payloadBounds names the bounds a payload reports.
+func payloadBounds(p json.RawMessage) []string {
+	var obj map[string]json.RawMessage
+	if len(p) == 0 || json.Unmarshal(p, &obj) != nil {
+		return nil
 	}
-	var obj map[string]any
-	if err := json.Unmarshal(p, &obj); err != nil {
-		var s string
-		if json.Unmarshal(p, &s) == nil {
-			return nil, sanitize.Text(s)
-		}
-		return nil, sanitize.Text(string(p))
-	}
+	var bounds []string
 	for _, k := range boundNames {
-		switch v := obj[k].(type) {
-		case bool:
-			if v {
-				bounds = append(bounds, k)
-			}
-		case float64:
-			if v > 0 {
-				bounds = append(bounds, k+" "+trimFloat(v))
-			}
+		v, ok := obj[k]
+		if !ok {
+			continue
+		}
+		var b bool
+		var n float64
+		switch {
+		case json.Unmarshal(v, &b) == nil && b:
+			bounds = append(bounds, k)
+		case json.Unmarshal(v, &n) == nil && n > 0:
+			bounds = append(bounds, k+" "+trimFloat(n))
 		}
 	}
-	b, _ := json.MarshalIndent(obj, "", "  ")
-	return bounds, sanitize.Text(unescapeForDisplay(string(b)))
+	return bounds
+}
+
+// prettyPayload indents a payload, shows its strings' newlines as line
+// breaks, sanitizes it and keeps the first maxPayloadLines lines.
+func prettyPayload(p json.RawMessage) string {
+	if len(p) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(p, &s) != nil {
+		var buf bytes.Buffer
+		if json.Indent(&buf, p, "", "  ") == nil {
+			s = unescapeForDisplay(buf.String())
+		} else {
+			s = string(p)
+		}
+	}
+	lines := strings.SplitN(s, "\n", maxPayloadLines+1)
+	more := ""
+	if len(lines) > maxPayloadLines {
+		lines = lines[:maxPayloadLines]
+		more = "\n… more not shown"
+	}
+	return sanitize.Text(strings.Join(lines, "\n")) + more
 }
 
 // unescapeForDisplay turns the JSON escapes of newlines and tabs back into

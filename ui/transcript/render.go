@@ -224,14 +224,9 @@ func (t *Transcript) renderTool(it *Item, w int) []string {
 		for _, l := range wrap(tc.Args, w-4) {
 			ls = append(ls, "    "+l)
 		}
-		if tc.Payload != "" {
+		if p := tc.Payload(); p != "" {
 			ls = append(ls, th.Muted.Render("    result"))
-			body := wrap(tc.Payload, w-4)
-			const maxBody = 200
-			if len(body) > maxBody {
-				body = append(body[:maxBody:maxBody], th.Muted.Render("… "+itoa(len(body)-maxBody)+" more lines"))
-			}
-			for _, l := range body {
+			for _, l := range wrap(p, w-4) {
 				ls = append(ls, "    "+l)
 			}
 		}

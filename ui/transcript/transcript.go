@@ -138,7 +138,7 @@ func (t *Transcript) Apply(e agent.Event) bool {
 				tc.Refusal = sanitize.Line(string(ev.Refusal))
 				tc.Message = sanitize.Text(ev.Message)
 			}
-			tc.Bounds, tc.Payload = describePayload(ev.Payload)
+			tc.Bounds, tc.payload = payloadBounds(ev.Payload), ev.Payload
 		})
 	case agent.ChildStarted:
 		t.notice(LevelInfo, "child "+sanitize.Line(ev.Child)+" ("+sanitize.Line(ev.Mode)+") started: "+sanitize.Line(ev.Objective))
