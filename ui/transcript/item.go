@@ -81,8 +81,8 @@ type ToolCard struct {
 	// KeyArg is the one argument that identifies the call (a path, a
 	// command), with removed control characters marked.
 	KeyArg string
-	// Args is the pretty JSON of the arguments, for the expanded card.
-	Args string
+	// input is the raw arguments, pretty-printed only for an expanded card.
+	input json.RawMessage
 	// Decision reads "approved · session", "denied · note: …".
 	Decision string
 	Edited   bool
@@ -109,7 +109,7 @@ func newToolCard(id, name, origin string, effect tools.EffectClass, policy tools
 		ID: sanitize.Line(id), Name: sanitize.Line(name), Origin: sanitize.Line(origin),
 		Effect: effect, Policy: policy, Digest: shortDigest(digest),
 	}
-	tc.KeyArg, tc.Args = describeArgs(input)
+	tc.KeyArg, tc.input = keyArg(input), input
 	return tc
 }
 
@@ -122,39 +122,53 @@ func shortDigest(d string) string {
 	return d
 }
 
-// describeArgs finds the key argument and pretty-prints the rest.
-func describeArgs(input json.RawMessage) (key, pretty string) {
+// keyArg finds the argument that identifies the call.
+func keyArg(input json.RawMessage) string {
 	var obj map[string]any
 	if err := json.Unmarshal(input, &obj); err != nil {
-		s := sanitize.Line(string(input))
-		return clip(s, 80), s
+		return clip(sanitize.Line(clipBytes(string(input))), 80)
 	}
 	for _, k := range keyArgNames {
 		if v, ok := obj[k].(string); ok && v != "" {
-			key = sanitize.Line(v)
-			break
+			return sanitize.Line(clipBytes(v))
 		}
 	}
-	if key == "" {
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if v, ok := obj[k].(string); ok && v != "" {
-				key = sanitize.Line(k + "=" + v)
-				break
-			}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if v, ok := obj[k].(string); ok && v != "" {
+			return sanitize.Line(clipBytes(k + "=" + v))
 		}
 	}
-	b, err := json.MarshalIndent(obj, "", "  ")
-	if err != nil {
-		return key, sanitize.Marked(string(input))
+	return ""
+}
+
+// clipBytes bounds what a one-line field costs to sanitize; the card
+// truncates it to the width anyway.
+func clipBytes(s string) string {
+	if len(s) > 1024 {
+		return s[:1024]
 	}
-	// MarshalIndent escapes control characters as \u00XX, which are
-	// inert; bidi and zero-width characters stay literal, so mark them.
-	return key, sanitize.Marked(string(b))
+	return s
+}
+
+// Args is the pretty JSON of the arguments for the expanded card, with
+// removed control characters marked, at most maxPayloadLines lines.
+func (tc *ToolCard) Args() string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, tc.input, "", "  ") != nil {
+		return sanitize.Marked(clipBytes(string(tc.input)))
+	}
+	// Indent keeps JSON's escapes (\u001b stays six inert characters);
+	// bidi and zero-width characters are literal, so mark them.
+	lines := strings.SplitN(buf.String(), "\n", maxPayloadLines+1)
+	if len(lines) > maxPayloadLines {
+		lines = append(lines[:maxPayloadLines], "… more not shown")
+	}
+	return sanitize.Marked(strings.Join(lines, "\n"))
 }
 
 // boundNames are the named bounds of tools.Bounds, as JSON keys.

@@ -221,7 +221,7 @@ func (t *Transcript) renderTool(it *Item, w int) []string {
 	}
 	if it.Expanded {
 		ls = append(ls, th.Muted.Render("    arguments"))
-		for _, l := range wrap(tc.Args, w-4) {
+		for _, l := range wrap(tc.Args(), w-4) {
 			ls = append(ls, "    "+l)
 		}
 		if p := tc.Payload(); p != "" {

@@ -124,7 +124,7 @@ func (t *Transcript) Apply(e agent.Event) bool {
 			tc.Decision = d
 			tc.Edited = ev.Edited
 			if ev.Edited && len(ev.Input) > 0 {
-				tc.KeyArg, tc.Args = describeArgs(ev.Input)
+				tc.KeyArg, tc.input = keyArg(ev.Input), ev.Input
 			}
 		})
 	case agent.ToolStarted:
