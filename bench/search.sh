@@ -57,7 +57,7 @@ compare() {
 }
 
 echo "tree: $DIR ($(find "$DIR" -type f | wc -l) files), runs: $RUNS, cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "rg: $(rg --version | head -1), fd: $(fdfind --version), go: $(go env GOVERSION)"
+echo "rg: $(rg --version 2>/dev/null | sed -n 1p), fd: $(fdfind --version), go: $(go env GOVERSION)"
 echo
 echo "| case | ours wall ms | theirs wall ms | ours cpu ms | theirs cpu ms | wall ratio | cpu ratio | lines ours / theirs |"
 echo "|---|---|---|---|---|---|---|---|"

@@ -35,8 +35,9 @@ type searchLimits struct {
 	bufs *sync.Pool
 }
 
-// readBufSize is a worker's starting read buffer; buffers that grew past
-// keepBufSize for one large file are not kept.
+// readBufSize is a worker's first read buffer. A larger file grows it to
+// the file's size, once; the grown buffer serves the rest of the call but
+// goes back to the handler's pool only up to keepBufSize.
 const (
 	readBufSize = 256 << 10
 	keepBufSize = 1 << 20
@@ -300,6 +301,7 @@ func (s *scanner) read(fd int) ([]byte, readState) {
 	statted := false
 	for {
 		if n == len(buf) {
+			size := int64(2 * len(buf))
 			if !statted {
 				statted = true
 				var st syscall.Stat_t
@@ -309,11 +311,14 @@ func (s *scanner) read(fd int) ([]byte, readState) {
 				if st.Size > s.lim.maxFileBytes {
 					return nil, readLarge
 				}
+				size = max(size, st.Size+1)
 			}
 			if int64(n) > s.lim.maxFileBytes {
 				return buf[:n], readLarge
 			}
-			nb := make([]byte, 2*len(buf))
+			// One allocation of the file's size, not a doubling
+			// series.
+			nb := make([]byte, size)
 			copy(nb, buf[:n])
 			s.buf, buf = nb, nb
 		}
