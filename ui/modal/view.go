@@ -154,7 +154,14 @@ func (m *Model) View() string {
 		lines = append(lines, "")
 	}
 	lines = lines[:body]
-	lines = append(lines, m.statusLine(e, iw), m.hints(e, iw))
+	// The answers always fit on the last line; the other keys go on the
+	// line above it when no status needs that line.
+	answers, more := m.hints(e, iw)
+	status := m.statusLine(e, iw)
+	if status == "" {
+		status = more
+	}
+	lines = append(lines, status, answers)
 	edge := lipgloss.NewStyle().Foreground(th.Modal.GetBorderTopForeground())
 	return themes.Box(lipgloss.DoubleBorder(), edge, "", lines, bw, len(lines)+2, 1)
 }
@@ -206,7 +213,7 @@ func (m *Model) statusLine(e *entry, iw int) string {
 	return ""
 }
 
-func (m *Model) hints(e *entry, iw int) string {
+func (m *Model) hints(e *entry, iw int) (answers, more string) {
 	th := m.theme
 	k := func(key, what string) string { return th.Key.Render(key) + " " + th.Muted.Render(what) }
 	parts := []string{k("y", "once"), k("s", "session"), k("a", "always"), k("n", "deny"), k("d", "deny+note")}
@@ -221,7 +228,23 @@ func (m *Model) hints(e *entry, iw int) string {
 		}
 	}
 	parts = append(parts, k("#", "digest"), k("o", "args"))
-	return truncate(strings.Join(parts, th.Subtle.Render(" · ")), iw)
+	sep := th.Subtle.Render(" · ")
+	n, width := 0, 0
+	for n < len(parts) {
+		w := lipgloss.Width(parts[n])
+		if n > 0 {
+			w += 3
+		}
+		if width+w > iw {
+			break
+		}
+		width += w
+		n++
+	}
+	if n == 0 {
+		n = 1
+	}
+	return truncate(strings.Join(parts[:n], sep), iw), truncate(strings.Join(parts[n:], sep), iw)
 }
 
 func rule(title string, w int, dash string) string {
