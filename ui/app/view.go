@@ -254,6 +254,7 @@ func (m *Model) helpBox() string {
 	})...)
 	ls = append(ls, sec("approval", [][2]string{
 		{"y s a", "approve once / session / always"},
+		{"1-9", "approve a proposed command prefix for the session"},
 		{"n d", "deny / deny with a note"},
 		{"e", "edit the proposed content in $EDITOR"},
 		{"v", "hide / show the dialog"},
