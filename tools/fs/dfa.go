@@ -52,7 +52,7 @@ type dstate struct {
 	// sends the scan to the slow path: not computed yet, a transition
 	// that finds a match, or a byte that starts a multi-byte rune.
 	fast  [256]*dstate
-	stay  *[256]bool // for a state with no pcs, once filled (fillStay)
+	stay  *[256]byte // for a state with no pcs, once filled (fillStay): 1 = stays
 	other map[rune]*dstate
 	end   int8 // 0 unknown, 1 no match at the end of the line, 2 match
 }
@@ -94,13 +94,15 @@ func (d *lineDFA) canonical(prev uint8) uint8 {
 // dependency from one byte to the next, several times faster than
 // stepping the DFA.
 func (d *lineDFA) fillStay(s *dstate) {
-	s.stay = new([256]bool)
+	s.stay = new([256]byte)
 	for b := range utf8.RuneSelf {
 		t := d.stepByte(s, byte(b))
 		if t != d.matched {
 			s.fast[b] = t
 		}
-		s.stay[b] = t == s
+		if t == s {
+			s.stay[b] = 1
+		}
 	}
 }
 
@@ -228,7 +230,17 @@ func (d *lineDFA) nextMatchLine(data []byte, pos int) (ls, le int, ok bool) {
 			if s.stay == nil {
 				d.fillStay(s)
 			}
-			for stay := s.stay; i < len(data) && stay[data[i]]; {
+			stay := s.stay
+			// Eight bytes a round, combined without branches, then
+			// one by one.
+			for i+8 <= len(data) {
+				w := data[i : i+8 : i+8]
+				if stay[w[0]]&stay[w[1]]&stay[w[2]]&stay[w[3]]&stay[w[4]]&stay[w[5]]&stay[w[6]]&stay[w[7]] == 0 {
+					break
+				}
+				i += 8
+			}
+			for i < len(data) && stay[data[i]] != 0 {
 				i++
 			}
 			if i == len(data) {
