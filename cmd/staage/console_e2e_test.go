@@ -137,8 +137,19 @@ func TestConsoleDemoEndToEnd(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	env := append(testEnv(t), "TMPDIR="+tmp)
-	c := startConsole(t, t.TempDir(), env, "--demo")
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "mine.go"), []byte("package mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startConsole(t, cwd, env, "--demo")
 	c.waitText("offline demo", 20*time.Second)
+	// The demo never works in the operator's directory.
+	defer func() {
+		ents, _ := os.ReadDir(cwd)
+		if len(ents) != 1 || ents[0].Name() != "mine.go" {
+			t.Errorf("the demo touched the working directory: %v", ents)
+		}
+	}()
 
 	tool, s := c.nextModal(20 * time.Second)
 	if tool != "file_read" || !strings.Contains(s, "read") {
