@@ -140,6 +140,7 @@ func TestModalOverDimmedScreen(t *testing.T) {
 		}
 	}
 	checkFrame(t, m, 120, 40)
+	golden(t, t.Name(), screen(m))
 	c.Add(modalGrace())
 	send(m, key("y"))
 	select {
