@@ -4,6 +4,8 @@
 package markdown
 
 import (
+	"fmt"
+	"image/color"
 	"regexp"
 	"strings"
 
@@ -40,6 +42,10 @@ func New(p themes.Palette) *Renderer {
 	st.Document.Margin = &zero
 	st.Document.BlockPrefix = ""
 	st.Document.BlockSuffix = ""
+	if p.Colored() {
+		// Code blocks use the palette's syntax colours, like diffs do.
+		st.CodeBlock.Chroma = codeColours(p)
+	}
 	return &Renderer{style: st, byWidth: map[int]*glamour.TermRenderer{}}
 }
 
@@ -54,7 +60,9 @@ func (r *Renderer) Render(md string, width int) []string {
 	tr := r.byWidth[width]
 	if tr == nil {
 		var err error
-		tr, err = glamour.NewTermRenderer(glamour.WithStyles(r.style), glamour.WithWordWrap(width))
+		tr, err = glamour.NewTermRenderer(glamour.WithStyles(r.style), glamour.WithWordWrap(width),
+			// Full colour: the program downsamples to what the terminal has.
+			glamour.WithChromaFormatter("terminal16m"))
 		if err != nil {
 			return plain(md)
 		}
@@ -103,4 +111,25 @@ func trimStyledRight(s string) string {
 		t += "\x1b[m"
 	}
 	return t
+}
+
+// codeColours is the palette's syntax colours in glamour's terms.
+func codeColours(p themes.Palette) *ansi.Chroma {
+	c := func(col color.Color) ansi.StylePrimitive {
+		if col == nil {
+			return ansi.StylePrimitive{}
+		}
+		r, g, b, _ := col.RGBA()
+		h := fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+		return ansi.StylePrimitive{Color: &h}
+	}
+	return &ansi.Chroma{
+		Text: c(p.Fg), Comment: c(p.Comment), CommentPreproc: c(p.Keyword),
+		Keyword: c(p.Keyword), KeywordReserved: c(p.Keyword), KeywordNamespace: c(p.Keyword), KeywordType: c(p.Type),
+		Operator: c(p.Punct), Punctuation: c(p.Punct), Name: c(p.Fg), NameBuiltin: c(p.Func),
+		NameTag: c(p.Keyword), NameAttribute: c(p.Func), NameClass: c(p.Type), NameConstant: c(p.Number),
+		NameDecorator: c(p.Func), NameFunction: c(p.Func), Literal: c(p.String), LiteralNumber: c(p.Number),
+		LiteralString: c(p.String), LiteralStringEscape: c(p.Number), GenericDeleted: c(p.Del),
+		GenericInserted: c(p.Add), Error: c(p.Error),
+	}
 }

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -46,5 +47,15 @@ func TestRenderSanitizes(t *testing.T) {
 	out := strings.Join(r.Render("hi \x1b]52;c;eA==\x07 \u202e", 40), "\n")
 	if strings.Contains(out, "\x1b]52") || strings.Contains(out, "\u202e") {
 		t.Fatalf("unsafe output %q", out)
+	}
+}
+
+func TestCodeBlocksUseThePalette(t *testing.T) {
+	p := themes.DarkPalette()
+	out := strings.Join(New(p).Render("```go\nfunc main() {}\n```", 60), "\n")
+	r, g, b, _ := p.Keyword.RGBA()
+	want := fmt.Sprintf("38;2;%d;%d;%d", r>>8, g>>8, b>>8)
+	if !strings.Contains(out, want) {
+		t.Fatalf("keyword not in the palette's colour %s: %q", want, out)
 	}
 }
