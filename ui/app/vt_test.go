@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func (r *scriptedRunner) Run(ctx context.Context, lane, prompt string) (agent.Tu
 
 type vtConsole struct {
 	emu *vt.SafeEmulator
-	in  *io.PipeWriter
+	in  io.WriteCloser
 	p   *tea.Program
 	res chan error
 }
@@ -64,7 +65,7 @@ func startVT(t *testing.T, r *scriptedRunner) *vtConsole {
 	t.Helper()
 	emu := vt.NewSafeEmulator(100, 30)
 	m := New(Config{Runner: r, Env: themes.Env{Override: themes.Dark}})
-	inR, inW := io.Pipe()
+	inR, inW := osPipe(t)
 	go io.Copy(inW, emu) // the emulator's answers to the program's queries
 	p := tea.NewProgram(m, tea.WithInput(inR), tea.WithOutput(emu), tea.WithWindowSize(100, 30), tea.WithoutSignals(),
 		tea.WithEnvironment([]string{"TERM=xterm-256color"}))
@@ -150,4 +151,69 @@ func TestVTEscInterruptsRunningCommand(t *testing.T) {
 	if !strings.Contains(s, "turn ended: interrupted") {
 		c.waitFor(t, "turn ended: interrupted")
 	}
+}
+
+// editRunner asks to write a file and reports the decision.
+type editRunner struct {
+	bridge    *ui.Bridge
+	decisions chan approvals.Decision
+}
+
+func (r *editRunner) Run(ctx context.Context, lane, prompt string) (agent.TurnDone, error) {
+	args := raw(map[string]any{"path": "greet.txt", "content": "hello world\n"})
+	d, err := r.bridge.Approve(ctx, approvals.Request{ID: "w1", Lane: lane, Descriptor: descriptor("file_write", tools.EffectIrreversible),
+		Args: args, Preview: tools.DiffPreview{Files: []tools.FileDiff{{Path: "greet.txt", Op: tools.FileCreate, New: "hello world\n"}}}})
+	if err == nil {
+		r.decisions <- d
+	}
+	return agent.TurnDone{Lane: lane, Stop: "end_turn"}, nil
+}
+
+// TestVTEditInEditorThenApprove presses e with an $EDITOR that rewrites the
+// file, sees the edited diff, approves, and gets the edited arguments.
+func TestVTEditInEditorThenApprove(t *testing.T) {
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", "sed -i s/hello/goodbye/")
+	r := &editRunner{bridge: ui.NewBridge(), decisions: make(chan approvals.Decision, 1)}
+	emu := vt.NewSafeEmulator(100, 30)
+	m := New(Config{Runner: r, Env: themes.Env{Override: themes.Dark}})
+	inR, inW := osPipe(t)
+	go io.Copy(inW, emu)
+	p := tea.NewProgram(m, tea.WithInput(inR), tea.WithOutput(emu), tea.WithWindowSize(100, 30), tea.WithoutSignals(),
+		tea.WithEnvironment([]string{"TERM=xterm-256color"}))
+	r.bridge.Attach(p)
+	c := &vtConsole{emu: emu, in: inW, p: p, res: make(chan error, 1)}
+	go func() { _, err := p.Run(); c.res <- err }()
+	t.Cleanup(func() { p.Kill(); <-c.res; r.bridge.Close(); inW.Close() })
+
+	c.waitFor(t, "ask, or type a task")
+	c.send("write it\r")
+	c.waitFor(t, "Approve file_write?")
+	time.Sleep(600 * time.Millisecond)
+	c.send("e")
+	c.waitFor(t, "goodbye world")
+	c.waitFor(t, "approving runs the edited version")
+	time.Sleep(600 * time.Millisecond)
+	c.send("y")
+	select {
+	case d := <-r.decisions:
+		if d.Verdict != approvals.Approve || !strings.Contains(string(d.EditedArgs), `"content":"goodbye world\n"`) {
+			t.Fatalf("decision %+v, edited %s", d, d.EditedArgs)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no decision after y")
+	}
+}
+
+// osPipe is the program's input. It must be a file, not an io.Pipe: a
+// program running $EDITOR hands its input to the child, and os/exec waits
+// forever for a copying goroutine when that input is not a file.
+func osPipe(t *testing.T) (*os.File, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, w
 }
