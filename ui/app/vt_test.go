@@ -73,10 +73,13 @@ func startVT(t *testing.T, r *scriptedRunner) *vtConsole {
 	c := &vtConsole{emu: emu, in: inW, p: p, res: make(chan error, 1)}
 	go func() { _, err := p.Run(); c.res <- err }()
 	t.Cleanup(func() {
+		// End the input first so the program's reader is not inside a
+		// read when Kill closes it (cancelreader races there).
+		inW.Close()
+		time.Sleep(100 * time.Millisecond)
 		p.Kill()
 		<-c.res
 		r.bridge.Close()
-		inW.Close()
 		// emu.Close is not called: in x/vt v0.1.0 it races with a Read
 		// still blocked in the program's input reader.
 	})
@@ -184,7 +187,13 @@ func TestVTEditInEditorThenApprove(t *testing.T) {
 	r.bridge.Attach(p)
 	c := &vtConsole{emu: emu, in: inW, p: p, res: make(chan error, 1)}
 	go func() { _, err := p.Run(); c.res <- err }()
-	t.Cleanup(func() { p.Kill(); <-c.res; r.bridge.Close(); inW.Close() })
+	t.Cleanup(func() {
+		inW.Close()
+		time.Sleep(100 * time.Millisecond)
+		p.Kill()
+		<-c.res
+		r.bridge.Close()
+	})
 
 	c.waitFor(t, "ask, or type a task")
 	c.send("write it\r")
