@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -414,5 +415,53 @@ func TestHistoryRebuildsTheScreen(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Fatalf("resumed screen lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestChildLanes(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40)
+	send(m,
+		ev(agent.ChildStarted{Lane: "main", Child: "scout-1", Mode: "scout", Objective: "find the handler"}),
+		ev(agent.UserMessage{Lane: "scout-1", Text: "child prompt"}),
+		ev(agent.PlanChanged{Lane: "scout-1", Steps: []tools.PlanStep{{Title: "grep", Status: "in_progress"}}}),
+	)
+	out := screen(m)
+	if !strings.Contains(out, "scout-1 ●") || !strings.Contains(out, "child scout-1 (scout) started") {
+		t.Fatalf("child lane not shown:\n%s", out)
+	}
+	if strings.Contains(out, "child prompt") {
+		t.Fatal("the child's events leaked into the main transcript")
+	}
+	send(m, tea.KeyPressMsg{Code: ']', Mod: tea.ModAlt})
+	out = screen(m)
+	if !strings.Contains(out, "[scout-1 ●]") || !strings.Contains(out, "child prompt") || !strings.Contains(out, "▸ grep") {
+		t.Fatalf("alt+] did not switch to the child lane:\n%s", out)
+	}
+	send(m, ev(agent.ChildFinished{Lane: "main", Child: "scout-1", Status: "done"}))
+	if !strings.Contains(screen(m), "[scout-1 ✓]") {
+		t.Fatalf("finished child not marked:\n%s", screen(m))
+	}
+}
+
+func TestWheelScrollsTheDialogPreview(t *testing.T) {
+	m, _ := newTestModel(t, 100, 30)
+	var old, nw strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&old, "line %d\n", i)
+		if i%40 == 0 {
+			fmt.Fprintf(&nw, "LINE %d\n", i)
+		} else {
+			fmt.Fprintf(&nw, "line %d\n", i)
+		}
+	}
+	openReq(m, 1, approvals.Request{ID: "c", Descriptor: descriptor("file_edit", tools.EffectReversible), Args: raw(map[string]any{"path": "a.txt"}),
+		Preview: tools.DiffPreview{Files: []tools.FileDiff{{Path: "a.txt", Op: tools.FileModify, Old: old.String(), New: nw.String()}}}})
+	before := screen(m)
+	send(m, tea.MouseWheelMsg{X: 50, Y: 15, Button: tea.MouseWheelDown})
+	if screen(m) == before {
+		t.Fatal("the wheel did not scroll the dialog's preview")
+	}
+	if !m.modal.Visible() {
+		t.Fatal("the wheel answered or hid the dialog")
 	}
 }
