@@ -114,6 +114,12 @@ func (t *Transcript) Apply(e agent.Event) bool {
 			if ev.Scope == "never" && ev.Decision == "approved" {
 				return // a NEVER-policy tool: nobody was asked
 			}
+			if ev.Decision == "denied" && tc.Status != ToolAwaiting {
+				// Nobody was asked: the gate refused on its own (a
+				// preview that failed, a child with no human).
+				tc.Decision = "refused before asking"
+				return
+			}
 			d := ev.Decision + " · " + ev.Scope
 			if ev.Prefix != "" {
 				d += " " + sanitize.Line(ev.Prefix)
