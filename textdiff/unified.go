@@ -4,7 +4,9 @@
 // patch applies (headers, "@@ -s,n +s,n @@" hunks, "\ No newline at end of
 // file" markers); Parse reads such a diff back into hunks of typed lines with
 // old and new line numbers, so a viewer can draw it unified or side by side.
-// The package is pure: no files, no clock.
+// The package touches no files. Its output is a function of its inputs,
+// except that a diff taking longer than diffTimeout comes out correct but
+// not minimal.
 package textdiff
 
 import (
