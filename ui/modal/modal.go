@@ -70,6 +70,7 @@ type Model struct {
 	note       []rune
 	fullDigest bool
 	allArgs    bool
+	help       bool
 	argsOff    int
 	flash      string
 }
@@ -149,7 +150,7 @@ func (m *Model) Cancel(key uint64) tea.Cmd {
 // head.
 func (m *Model) show() {
 	m.hidden, m.noting, m.note = false, false, nil
-	m.fullDigest, m.allArgs, m.argsOff, m.flash = false, false, 0, ""
+	m.fullDigest, m.allArgs, m.argsOff, m.flash, m.help = false, false, 0, "", false
 	m.armAt = m.now().Add(Grace)
 }
 
@@ -329,6 +330,8 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "#":
 		m.fullDigest = !m.fullDigest
 		m.layout()
+	case "?":
+		m.help = !m.help
 	case "o":
 		m.allArgs = !m.allArgs
 		m.argsOff = 0

@@ -410,3 +410,21 @@ func TestModalPrefixGrant(t *testing.T) {
 		t.Fatalf("got %+v", d)
 	}
 }
+
+func TestModalHelp(t *testing.T) {
+	m, c := newModal(100, 30)
+	ch := open(m, 1, editReq())
+	c.t = c.t.Add(time.Second)
+	press(m, "?")
+	out := plain(m.View())
+	if !strings.Contains(out, "there is no default answer") || strings.Contains(out, "@@ -3,7") {
+		t.Fatalf("? did not replace the preview with the keys:\n%s", out)
+	}
+	press(m, "?")
+	if !strings.Contains(plain(m.View()), "@@ -3,7") {
+		t.Fatal("? did not bring the preview back")
+	}
+	if _, ok := answered(t, ch); ok {
+		t.Fatal("? answered")
+	}
+}

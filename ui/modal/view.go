@@ -1,6 +1,7 @@
 package modal
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -125,6 +126,9 @@ func (m *Model) View() string {
 	}
 
 	switch {
+	case m.help:
+		lines = append(lines, rule(th.Muted.Render("keys"), iw, th.Subtle.Render("─")))
+		lines = append(lines, m.helpLines(iw)...)
 	case e.diff != nil:
 		lines = append(lines, rule(th.Muted.Render("preview"), iw, th.Subtle.Render("─")))
 		lines = append(lines, strings.Split(e.diff.View(), "\n")...)
@@ -187,6 +191,32 @@ func (m *Model) commandMeta(e *entry, iw int) []string {
 	return out
 }
 
+// helpLines explain every key of the dialog.
+func (m *Model) helpLines(iw int) []string {
+	th := m.theme
+	rows := [][2]string{
+		{"y", "approve this call once"},
+		{"s", "approve this tool (this digest) for the session"},
+		{"a", "approve this tool always in this workspace"},
+		{"1-9", "approve commands starting with a proposed prefix, for the session"},
+		{"n", "deny"},
+		{"d", "deny with a note the model reads"},
+		{"e", "edit the proposed content in $EDITOR, then approve the edited version"},
+		{"v", "hide the dialog to read the transcript; v again brings it back"},
+		{"tab", "unified / side-by-side diff"},
+		{"j k pgup pgdn", "scroll the preview"},
+		{"[ ]", "previous / next file"},
+		{"# o", "full digest and description / more arguments"},
+		{"esc", "interrupt the turn (withdraws this request)"},
+		{"enter space", "nothing: there is no default answer"},
+	}
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, truncate(th.Key.Render(fmt.Sprintf("%-14s", r[0]))+" "+th.Text.Render(r[1]), iw))
+	}
+	return out
+}
+
 // prefixLine offers the narrowed session grants the tool proposed.
 func (m *Model) prefixLine(e *entry, iw int) string {
 	th := m.theme
@@ -227,7 +257,7 @@ func (m *Model) hints(e *entry, iw int) (answers, more string) {
 			parts = append(parts, k("[ ]", "file"))
 		}
 	}
-	parts = append(parts, k("#", "digest"), k("o", "args"))
+	parts = append(parts, k("#", "digest"), k("o", "args"), k("?", "keys"))
 	sep := th.Subtle.Render(" · ")
 	n, width := 0, 0
 	for n < len(parts) {
