@@ -234,3 +234,34 @@ func mustQuery(t *testing.T, p string, lit bool) *query {
 	}
 	return q
 }
+
+// TestSearchConcurrentCalls runs calls in parallel on one handler (which
+// shares a buffer pool): each must see the same answer.
+func TestSearchConcurrentCalls(t *testing.T) {
+	h := searchTree(t)
+	want := ok[SearchPayload](h, "file_search", map[string]any{"pattern": "NEEDLE", "literal": true})
+	tool, call, ref := h.bind("file_search", map[string]any{"pattern": "NEEDLE", "literal": true})
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	errs := make(chan string, 8)
+	for range 8 {
+		go func() {
+			res, isOk := tool.Handler().Run(context.Background(), call).(tools.Ok)
+			if !isOk {
+				errs <- "refused"
+				return
+			}
+			if got := res.Payload.(SearchPayload); !slices.Equal(got.Matches, want.Matches) {
+				errs <- fmt.Sprintf("got %d matches, want %d", len(got.Matches), len(want.Matches))
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range 8 {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+}
