@@ -89,6 +89,8 @@ func TestSearchRegexpIsLineConfined(t *testing.T) {
 		`^NEEDLE$`:         {"b/c.go:3"},
 		`func \w+\(\)`:     {"a.go:3"},
 		`NEEDLE hid(den)+`: {".hidden/e.go:1"},
+		`NEEDLE$`:          {"b/c.go:3", "sub/deep/f.md:1", "utf8.txt:1"},
+		`NEEDLE\r?$`:       {"b/c.go:3", "b/d.txt:1", "sub/deep/f.md:1", "utf8.txt:1"},
 	}
 	for pat, want := range cases {
 		p := ok[SearchPayload](h, "file_search", map[string]any{"pattern": pat})
