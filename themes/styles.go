@@ -90,14 +90,6 @@ func (t Theme) Badge(e tools.EffectClass) string {
 		Background(t.EffectColor(e)).Render(" " + name + " ")
 }
 
-// EffectText renders text in the colour of an effect class.
-func (t Theme) EffectText(e tools.EffectClass, text string) string {
-	return fg(lipgloss.NewStyle(), t.EffectColor(e)).Render(text)
-}
-
-// Fg returns a style with foreground c, or s unchanged when c is nil.
-func Fg(s lipgloss.Style, c color.Color) lipgloss.Style { return fg(s, c) }
-
 func fg(s lipgloss.Style, c color.Color) lipgloss.Style {
 	if c == nil {
 		return s

@@ -84,12 +84,6 @@ func (m *Model) Focus() tea.Cmd { return m.ta.Focus() }
 // Blur removes focus.
 func (m *Model) Blur() { m.ta.Blur() }
 
-// Focused reports focus.
-func (m *Model) Focused() bool { return m.ta.Focused() }
-
-// History returns the sent prompts, oldest first.
-func (m *Model) History() []string { return m.history }
-
 // Update handles a message while the input is focused.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {

@@ -111,9 +111,6 @@ func (d *Desk) SetPage(lane, page string) {
 	d.lane, d.page, d.lines, d.offset = lane, page, nil, 0
 }
 
-// Page returns the raw page.
-func (d *Desk) Page() string { return d.page }
-
 // Scroll moves by n lines.
 func (d *Desk) Scroll(n int) { d.offset = max(0, min(d.offset+n, len(d.lines)-1)) }
 

@@ -60,9 +60,6 @@ func (t *Transcript) Len() int { return len(t.items) }
 // Renders is how many times an item was rendered so far.
 func (t *Transcript) Renders() int { return t.renders }
 
-// Items returns the items (read-only use).
-func (t *Transcript) Items() []*Item { return t.items }
-
 // Append adds an item at the end.
 func (t *Transcript) Append(it *Item) {
 	t.items = append(t.items, it)
@@ -195,11 +192,6 @@ func (t *Transcript) endStream() {
 		}
 	}
 	t.streaming, t.thinking = nil, nil
-}
-
-// Streaming reports whether deltas are pending a re-render.
-func (t *Transcript) Streaming() bool {
-	return (t.streaming != nil && t.streaming.stale) || (t.thinking != nil && t.thinking.stale)
 }
 
 // Settle makes the text that arrived since the last frame visible: the
