@@ -68,7 +68,6 @@ type walkFile struct {
 	dir  *dirHandle
 	name string
 	rel  string
-	link bool // a symlink (file_find lists them; nothing reads through them)
 }
 
 type walkOptions struct {
@@ -229,7 +228,7 @@ func (w *walker) dir(d *dirHandle, depth int) bool {
 			if w.opt.after.Path != "" && pathLess(rel, w.opt.after.Path) {
 				continue
 			}
-			if !w.visit(walkFile{dir: d, name: e.name, rel: rel, link: typ == syscall.DT_LNK}) {
+			if !w.visit(walkFile{dir: d, name: e.name, rel: rel}) {
 				return false
 			}
 		}
