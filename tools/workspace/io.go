@@ -280,35 +280,56 @@ func (r *Root) syncDir(dir string) error {
 
 // SweepTemps removes leftover TempPrefix files (a crash between creating a
 // temp file and renaming it) anywhere in the root except .git, and returns
-// how many it removed.
+// how many it removed. It runs at every start, so it walks directory
+// descriptors directly: each directory is opened with openat(O_NOFOLLOW)
+// relative to its parent (confined like the rest of the package: single
+// names from the directory listing, links never followed) and each temp
+// file is removed with unlinkat in the directory it was listed in.
 func (r *Root) SweepTemps(ctx context.Context) (int, error) {
+	f, err := r.root.Open(".")
+	if err != nil {
+		return 0, fmt.Errorf("sweep: %w", err)
+	}
+	defer f.Close()
 	n := 0
-	err := fs.WalkDir(r.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		if err != nil {
-			// An unreadable directory is not a reason to stop sweeping.
-			if d != nil && d.IsDir() && p != "." {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && strings.HasPrefix(d.Name(), TempPrefix) {
-			if err := r.root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("remove %s: %w", p, err)
-			}
-			n++
-		}
-		return nil
-	})
+	err = sweepDir(ctx, f, ".", &n)
 	return n, err
+}
+
+func sweepDir(ctx context.Context, dir *os.File, rel string, n *int) error {
+	ents, err := dir.ReadDir(-1)
+	if err != nil && len(ents) == 0 {
+		return nil // unreadable: not a reason to stop sweeping
+	}
+	fd := int(dir.Fd())
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := e.Name()
+		switch {
+		case e.IsDir():
+			if name == ".git" {
+				continue
+			}
+			sub, err := syscall.Openat(fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+			if err != nil {
+				continue
+			}
+			f := os.NewFile(uintptr(sub), path.Join(rel, name))
+			err = sweepDir(ctx, f, path.Join(rel, name), n)
+			f.Close()
+			if err != nil {
+				return err
+			}
+		case e.Type().IsRegular() && strings.HasPrefix(name, TempPrefix):
+			if err := syscall.Unlinkat(fd, name); err != nil && !errors.Is(err, syscall.ENOENT) {
+				return fmt.Errorf("remove %s: %w", path.Join(rel, name), err)
+			}
+			*n++
+		}
+	}
+	return nil
 }
 
 // IsBinary reports whether data looks binary: a NUL byte in its first 8 KiB

@@ -176,8 +176,12 @@ func TestWriteFileExpectDigest(t *testing.T) {
 }
 
 func TestSweepTemps(t *testing.T) {
-	_, ws := fixture(t)
+	base, ws := fixture(t)
 	dir := ws.Dir()
+	// A temp-named file outside, reachable through the out-sibling link:
+	// the sweep must not follow the link to it.
+	outsideTemp := filepath.Join(base, "app-evil", TempPrefix+"outside")
+	must(t, os.WriteFile(outsideTemp, []byte("x"), 0o600))
 	must(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
 	for _, p := range []string{TempPrefix + "1-a.txt", "sub/" + TempPrefix + "2-f.txt", ".git/" + TempPrefix + "keep"} {
 		must(t, os.WriteFile(filepath.Join(dir, p), []byte("partial"), 0o600))
@@ -191,6 +195,9 @@ func TestSweepTemps(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err != nil {
 		t.Fatal("swept a real file")
+	}
+	if _, err := os.Stat(outsideTemp); err != nil {
+		t.Fatal("swept through a symlink out of the root")
 	}
 	assertNoTemps(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
