@@ -119,16 +119,9 @@ func (m *Model) edited(msg editedMsg) tea.Cmd {
 	e.edited, e.editedArgs = &content, args
 	fd.New = content
 	fd.Unified = ""
-	e.diff = nil
-	m.prepareDiff(e, fd)
+	e.diff = newDiff(m, fd)
 	m.layout()
 	return m.highlightCmd()
-}
-
-func (m *Model) prepareDiff(e *entry, fd tools.FileDiff) {
-	m.prepare(e)
-	// prepare rebuilt the diff from the request; show the edited one.
-	e.diff = newDiff(m, fd)
 }
 
 // editArgs puts edited content into the call's arguments by their shape,

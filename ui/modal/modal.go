@@ -87,8 +87,13 @@ func New(theme themes.Theme, hl *diffview.Highlighter, now func() time.Time) *Mo
 func (m *Model) SetTheme(theme themes.Theme, hl *diffview.Highlighter) {
 	m.theme, m.hl = theme, hl
 	for _, e := range m.queue {
-		e.diff = nil
+		e.diff, e.wrapped = nil, nil
 		m.prepare(e)
+		if e.edited != nil {
+			fd, _ := editable(e)
+			fd.New, fd.Unified = *e.edited, ""
+			e.diff = newDiff(m, fd)
+		}
 	}
 	m.layout()
 }
