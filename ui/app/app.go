@@ -412,10 +412,14 @@ func (m *Model) Interrupt() bool {
 	return true
 }
 
-func (m *Model) bell() tea.Cmd {
-	seq := "\a"
-	if m.cfg.Notify {
-		seq += "\x1b]9;staage: approval needed\x07"
+func (m *Model) bell() tea.Cmd { return tea.Raw(bellSequence(m.cfg.Notify)) }
+
+// bellSequence announces a pending approval: the bell, and an OSC 9
+// desktop notification on terminals that show one. Its text is fixed: no
+// untrusted text ever goes into a sequence.
+func bellSequence(notify bool) string {
+	if notify {
+		return "\a\x1b]9;staage: approval needed\x07"
 	}
-	return tea.Raw(seq)
+	return "\a"
 }

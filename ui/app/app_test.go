@@ -465,3 +465,21 @@ func TestWheelScrollsTheDialogPreview(t *testing.T) {
 		t.Fatal("the wheel answered or hid the dialog")
 	}
 }
+
+func TestBellAndNotification(t *testing.T) {
+	if bellSequence(false) != "\a" {
+		t.Fatal("no bell")
+	}
+	if got := bellSequence(true); got != "\a\x1b]9;staage: approval needed\x07" {
+		t.Fatalf("notification = %q", got)
+	}
+	t.Setenv("TERM_PROGRAM", "WezTerm")
+	if !NotifySupported() {
+		t.Fatal("WezTerm shows OSC 9")
+	}
+	t.Setenv("TERM_PROGRAM", "Apple_Terminal")
+	t.Setenv("TERM", "xterm-256color")
+	if NotifySupported() {
+		t.Fatal("OSC 9 sent to a terminal not known to show it")
+	}
+}
