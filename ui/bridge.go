@@ -8,6 +8,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
@@ -81,32 +82,46 @@ func (b *Bridge) Publish(e agent.Event) {
 	if b.closed {
 		return
 	}
-	if n := len(b.queue); n > 0 {
-		if prev, ok := b.queue[n-1].(EventMsg); ok {
-			if merged, ok := mergeDelta(prev.Event, e); ok {
-				b.queue[n-1] = EventMsg{Event: merged}
+	lane, text, thinking, isDelta := deltaOf(e)
+	if isDelta {
+		if n := len(b.queue); n > 0 {
+			if d, ok := b.queue[n-1].(*pendingDelta); ok && d.lane == lane && d.thinking == thinking {
+				d.text.WriteString(text)
 				return
 			}
 		}
+		d := &pendingDelta{lane: lane, thinking: thinking}
+		d.text.WriteString(text)
+		b.queue = append(b.queue, d)
+	} else {
+		b.queue = append(b.queue, EventMsg{Event: e})
 	}
-	b.queue = append(b.queue, EventMsg{Event: e})
 	b.wake.Signal()
 }
 
-func mergeDelta(prev, next agent.Event) (agent.Event, bool) {
-	switch p := prev.(type) {
-	case agent.TextDelta:
-		if n, ok := next.(agent.TextDelta); ok && n.Lane == p.Lane {
-			p.Text += n.Text
-			return p, true
-		}
-	case agent.ThinkingDelta:
-		if n, ok := next.(agent.ThinkingDelta); ok && n.Lane == p.Lane {
-			p.Text += n.Text
-			return p, true
-		}
+// pendingDelta accumulates consecutive deltas of one lane while they wait
+// for the program (a builder: merging stays linear in the text).
+type pendingDelta struct {
+	lane     string
+	thinking bool
+	text     strings.Builder
+}
+
+func (d *pendingDelta) event() agent.Event {
+	if d.thinking {
+		return agent.ThinkingDelta{Lane: d.lane, Text: d.text.String()}
 	}
-	return nil, false
+	return agent.TextDelta{Lane: d.lane, Text: d.text.String()}
+}
+
+func deltaOf(e agent.Event) (lane, text string, thinking, ok bool) {
+	switch d := e.(type) {
+	case agent.TextDelta:
+		return d.Lane, d.Text, false, true
+	case agent.ThinkingDelta:
+		return d.Lane, d.Text, true, true
+	}
+	return "", "", false, false
 }
 
 // Approve implements approvals.Approver: the request joins the modal's
@@ -173,6 +188,9 @@ func (b *Bridge) pump() {
 		msg := b.queue[0]
 		b.queue[0] = nil
 		b.queue = b.queue[1:]
+		if d, ok := msg.(*pendingDelta); ok {
+			msg = EventMsg{Event: d.event()}
+		}
 		p := b.prog
 		b.mu.Unlock()
 		// Send blocks until the program takes the message, and is a

@@ -195,3 +195,27 @@ func TestBridgePublishNeverBlocks(t *testing.T) {
 type blocked chan struct{}
 
 func (b blocked) Send(tea.Msg) { <-b }
+
+// BenchmarkBridgePublishDelta is what the agent loop pays per streamed
+// delta while the program is busy (the delta merges into the queue).
+func BenchmarkBridgePublishDelta(b *testing.B) {
+	br := NewBridge()
+	stuck := make(blocked)
+	defer close(stuck)
+	br.Attach(stuck)
+	d := agent.TextDelta{Lane: "main", Text: "tok "}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		br.Publish(d)
+		if i%4096 == 4095 {
+			b.StopTimer()
+			br.mu.Lock()
+			br.queue = br.queue[:0]
+			br.mu.Unlock()
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	br.Close()
+}
