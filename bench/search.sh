@@ -66,7 +66,10 @@ RG="rg -n --no-heading --hidden --no-config"
 compare "search literal 'func main' (tool)" "$BIN -literal -pattern 'func main'" "$RG -F 'func main'"
 compare "search literal 'context.Context' (tool)" "$BIN -literal -pattern 'context.Context'" "$RG -F 'context.Context'"
 compare "search regexp 'func \\(\\w+ \\*\\w+\\) Close\\(' (tool)" "$BIN -pattern 'func \\(\\w+ \\*\\w+\\) Close\\('" "$RG 'func \\(\\w+ \\*\\w+\\) Close\\('"
+# One rare byte ('-') to look for first.
 compare "search regexp '[0-9]{4}-[0-9]{2}-[0-9]{2}' (tool)" "$BIN -pattern '[0-9]{4}-[0-9]{2}-[0-9]{2}'" "$RG '[0-9]{4}-[0-9]{2}-[0-9]{2}'"
+# No literal at all: the line DFA scans every byte.
+compare "search regexp '\\b[a-z]+_[a-z]+\\(' (tool, DFA)" "$BIN -pattern '\\b[a-z]+_[a-z]+\\('" "$RG '\\b[a-z]+_[a-z]+\\('"
 # 23,730 hits: 24 pages through the tool, or the engine in one pass.
 compare "search regexp 'err(or)?\\s*!= nil' (tool, 24 pages)" "$BIN -pattern 'err(or)?\\s*!= nil'" "$RG 'err(or)?\\s*!= nil'"
 compare "search regexp 'err(or)?\\s*!= nil' (engine, 1 pass)" "$BIN -onepass -pattern 'err(or)?\\s*!= nil'" "$RG 'err(or)?\\s*!= nil'"

@@ -23,6 +23,11 @@ type query struct {
 	prog *syntax.Prog
 }
 
+// rareByteRank: a required literal of one byte is worth looking for first
+// only if it is rarer than the 40 commonest bytes of source code ('-', ':',
+// '{' are; letters, space, '_', '(' are not).
+const rareByteRank = 40
+
 // maxPatternBytes bounds a search pattern.
 const maxPatternBytes = 4096
 
@@ -55,7 +60,7 @@ func compileQuery(pattern string, literal bool) (*query, error) {
 		return nil, err
 	}
 	q := &query{re: re}
-	if lit := requiredLiteral(tree); len(lit) >= 2 {
+	if lit := requiredLiteral(tree); len(lit) >= 2 || len(lit) == 1 && byteRanks[lit[0]] >= rareByteRank {
 		q.required = lit
 		q.finder = newLiteralFinder(lit)
 	}

@@ -15,6 +15,8 @@ func TestRequiredLiteral(t *testing.T) {
 		`x{2,}yz`:              "yz",
 		`[ab]cd`:               "cd",
 		`prefix.*suffixlonger`: "suffixlonger",
+		`[0-9]{4}-[0-9]{2}`:    "-", // one rare byte is worth it
+		`a[0-9]+`:              "",  // one common byte is not
 	}
 	for p, want := range cases {
 		q, err := compileQuery(p, false)
