@@ -278,6 +278,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		m.wheel(msg)
 		return m, nil
+	case tea.MouseClickMsg:
+		m.click(msg)
+		return m, nil
 	case tea.PasteMsg, tea.PasteStartMsg, tea.PasteEndMsg:
 		if m.focus == FocusInput && !m.modal.Visible() {
 			cmd := m.input.Update(msg)

@@ -483,3 +483,23 @@ func TestBellAndNotification(t *testing.T) {
 		t.Fatal("OSC 9 sent to a terminal not known to show it")
 	}
 }
+
+func TestClickFocusesPanes(t *testing.T) {
+	m, _ := newTestModel(t, 120, 40)
+	send(m, demoEvents()...)
+	g := m.geometry()
+	for _, c := range []struct {
+		x, y int
+		want Focus
+	}{
+		{10, 5, FocusTranscript},
+		{g.mainW + 3, g.top + 1, FocusPlan},
+		{g.mainW + 3, g.top + g.planH + 2, FocusDesk},
+		{10, g.inputTop, FocusInput},
+	} {
+		send(m, tea.MouseClickMsg{X: c.x, Y: c.y, Button: tea.MouseLeft})
+		if m.focus != c.want {
+			t.Fatalf("click at %d,%d focused %d, want %d", c.x, c.y, m.focus, c.want)
+		}
+	}
+}

@@ -200,3 +200,23 @@ func (m *Model) wheel(w tea.MouseWheelMsg) {
 		m.cur().Scroll(n)
 	}
 }
+
+// click focuses the pane under the pointer. Clicks never reach the
+// approval dialog: a click is not an answer.
+func (m *Model) click(c tea.MouseClickMsg) {
+	if m.modal.Visible() || c.Button != tea.MouseLeft {
+		return
+	}
+	l := m.geometry()
+	switch {
+	case c.Y >= l.inputTop && c.Y < l.inputTop+l.inputH:
+		m.setFocus(FocusInput)
+	case c.Y < l.top || c.Y >= l.top+l.midH:
+	case l.sideW > 0 && c.X >= l.mainW && c.Y < l.top+l.planH && m.showPlan:
+		m.setFocus(FocusPlan)
+	case l.sideW > 0 && c.X >= l.mainW:
+		m.setFocus(FocusDesk)
+	default:
+		m.setFocus(FocusTranscript)
+	}
+}
