@@ -70,6 +70,9 @@ func (t *Transcript) View() string {
 	for len(out) < t.height {
 		out = append(out, "")
 	}
+	if t.unseen && !t.follow && t.height > 2 {
+		out[t.height-1] = t.theme.Warn.Render("  ↓ new below · pgdn or G to follow")
+	}
 	return strings.Join(out, "\n")
 }
 
@@ -101,7 +104,7 @@ func (t *Transcript) Scroll(n int) {
 }
 
 // ScrollToBottom resumes following.
-func (t *Transcript) ScrollToBottom() { t.follow = true }
+func (t *Transcript) ScrollToBottom() { t.follow, t.unseen = true, false }
 
 // ScrollToTop shows the first line.
 func (t *Transcript) ScrollToTop() {
@@ -120,7 +123,7 @@ func (t *Transcript) clampBottom() {
 			return
 		}
 	}
-	t.follow = true
+	t.follow, t.unseen = true, false
 }
 
 func (t *Transcript) render(it *Item, w int) []string {

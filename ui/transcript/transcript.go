@@ -35,6 +35,8 @@ type Transcript struct {
 	selected int
 	// renders counts item renders (tests and benchmarks read it).
 	renders int
+	// unseen is set when items arrived while the view was scrolled up.
+	unseen bool
 }
 
 // New returns an empty transcript.
@@ -63,6 +65,9 @@ func (t *Transcript) Renders() int { return t.renders }
 // Append adds an item at the end.
 func (t *Transcript) Append(it *Item) {
 	t.items = append(t.items, it)
+	if !t.follow {
+		t.unseen = true
+	}
 	if it.Tool != nil && it.Tool.ID != "" {
 		t.byCall[it.Tool.ID] = it
 	}

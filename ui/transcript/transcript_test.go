@@ -135,8 +135,11 @@ func TestTranscriptScrollAndFollow(t *testing.T) {
 	if strings.Contains(tr.View(), "message 50") {
 		t.Fatal("new item pulled the view while scrolled up")
 	}
+	if !strings.Contains(tr.View(), "new below") {
+		t.Fatal("no hint that new items arrived below")
+	}
 	tr.Scroll(1000)
-	if !tr.Following() || !strings.Contains(tr.View(), "message 50") {
+	if !tr.Following() || !strings.Contains(tr.View(), "message 50") || strings.Contains(tr.View(), "new below") {
 		t.Fatal("scrolling to the end did not resume following")
 	}
 	tr.ScrollToTop()
