@@ -40,6 +40,15 @@ func checkFrame(t *testing.T, m *Model, w, h int) {
 			t.Fatalf("line %d is %d cells wide (> %d): %q", i, lw, w, ansi.Strip(l))
 		}
 	}
+	// The side column starts at the same cell on every row of the
+	// middle area.
+	if g := m.geometry(); g.sideW > 0 && !m.modal.Visible() && !m.help {
+		for i := g.top; i < g.top+g.midH && i < len(lines); i++ {
+			if lw := ansi.StringWidth(ansi.Truncate(lines[i], g.mainW, "")); lw != g.mainW {
+				t.Fatalf("row %d: the transcript part is %d cells, want %d: %q", i, lw, g.mainW, ansi.Strip(lines[i]))
+			}
+		}
+	}
 }
 
 func TestLayoutGolden120x40(t *testing.T) {

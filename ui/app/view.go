@@ -182,10 +182,10 @@ func (m *Model) overlay(bg []string, box string, dim bool) []string {
 		b := out[row]
 		left := ansi.Truncate(b, x, "")
 		if lw := ansi.StringWidth(left); lw < x {
+			// A wide character straddled the edge: blank its half.
 			left += strings.Repeat(" ", x-lw)
 		}
-		right := ansi.TruncateLeft(b, x+bw, "")
-		out[row] = left + "\x1b[m" + l + "\x1b[m" + right
+		out[row] = left + "\x1b[m" + l + "\x1b[m" + after(b, x+bw, m.w-x-bw)
 	}
 	return out
 }
@@ -216,12 +216,31 @@ func sgrOf(st lipgloss.Style) (on, off string) {
 	return r[:i], r[i+1:]
 }
 
+// after returns what b shows from cell n on, exactly want cells wide: a
+// wide character cut by the edge is replaced by spaces, never kept whole
+// (which would push the line past the screen's edge).
+func after(b string, n, want int) string {
+	if want <= 0 {
+		return ""
+	}
+	for k := 0; k < 4; k++ {
+		r := ansi.TruncateLeft(b, n+k, "")
+		if ansi.StringWidth(r) <= want-k {
+			return strings.Repeat(" ", k) + r
+		}
+	}
+	return strings.Repeat(" ", want)
+}
+
+// pad makes s exactly w cells wide (a wide character cut at the edge
+// leaves a space).
 func pad(s string, w int) string {
 	sw := ansi.StringWidth(s)
 	if sw > w {
-		return ansi.Truncate(s, w, "")
+		s = ansi.Truncate(s, w, "")
+		sw = ansi.StringWidth(s)
 	}
-	return s + strings.Repeat(" ", w-sw)
+	return s + strings.Repeat(" ", max(w-sw, 0))
 }
 
 // helpBox lists the key bindings.

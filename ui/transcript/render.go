@@ -71,7 +71,7 @@ func (t *Transcript) View() string {
 		out = append(out, "")
 	}
 	if t.unseen && !t.follow && t.height > 2 {
-		out[t.height-1] = t.theme.Warn.Render("  ↓ new below · pgdn or G to follow")
+		out[t.height-1] = ansi.Truncate(t.theme.Warn.Render("  ↓ new below · pgdn or G to follow"), t.width, "…")
 	}
 	return strings.Join(out, "\n")
 }
