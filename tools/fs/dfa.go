@@ -51,8 +51,14 @@ type dstate struct {
 	// fast is the transition on each ASCII byte once computed. nil
 	// sends the scan to the slow path: not computed yet, a transition
 	// that finds a match, or a byte that starts a multi-byte rune.
-	fast  [256]*dstate
-	stay  *[256]byte // for a state with no pcs, once filled (fillStay): 1 = stays
+	fast [256]*dstate
+	// stay marks the ASCII bytes whose transition is back to this same
+	// state (1), filled as transitions are computed; nstay counts them.
+	// Runs of such bytes are skipped by a loop with no dependency from one
+	// byte to the next, several times faster than stepping the DFA: an
+	// idle state skips ordinary text, "[a-z]+" skips a word.
+	stay  [256]byte
+	nstay int
 	other map[rune]*dstate
 	end   int8 // 0 unknown, 1 no match at the end of the line, 2 match
 }
@@ -87,23 +93,6 @@ func (d *lineDFA) canonical(prev uint8) uint8 {
 		return prevOther
 	}
 	return prev
-}
-
-// fillStay marks, for a state with nothing in progress, the ASCII bytes
-// that lead back to it: the scan skips runs of them in a loop with no
-// dependency from one byte to the next, several times faster than
-// stepping the DFA.
-func (d *lineDFA) fillStay(s *dstate) {
-	s.stay = new([256]byte)
-	for b := range utf8.RuneSelf {
-		t := d.stepByte(s, byte(b))
-		if t != d.matched {
-			s.fast[b] = t
-		}
-		if t == s {
-			s.stay[b] = 1
-		}
-	}
 }
 
 // state interns the state (pcs, prev); pcs must be sorted and unique.
@@ -226,22 +215,22 @@ func (d *lineDFA) nextMatchLine(data []byte, pos int) (ls, le int, ok bool) {
 	s := d.start
 	i := pos
 	for i < len(data) {
-		if len(s.pcs) == 0 {
-			if s.stay == nil {
-				d.fillStay(s)
-			}
-			stay := s.stay
-			// Eight bytes a round, combined without branches, then
-			// one by one.
-			for i+8 <= len(data) {
-				w := data[i : i+8 : i+8]
-				if stay[w[0]]&stay[w[1]]&stay[w[2]]&stay[w[3]]&stay[w[4]]&stay[w[5]]&stay[w[6]]&stay[w[7]] == 0 {
-					break
-				}
-				i += 8
-			}
-			for i < len(data) && stay[data[i]] != 0 {
+		if s.nstay > 0 {
+			stay := &s.stay
+			// Byte by byte; a run that lasts goes on eight bytes a
+			// round, combined without branches (short runs, as in
+			// words, would only pay for the failed rounds).
+			for run := 0; i < len(data) && stay[data[i]] != 0; run++ {
 				i++
+				if run == 16 {
+					for i+8 <= len(data) {
+						w := data[i : i+8 : i+8]
+						if stay[w[0]]&stay[w[1]]&stay[w[2]]&stay[w[3]]&stay[w[4]]&stay[w[5]]&stay[w[6]]&stay[w[7]] == 0 {
+							break
+						}
+						i += 8
+					}
+				}
 			}
 			if i == len(data) {
 				break
@@ -259,6 +248,10 @@ func (d *lineDFA) nextMatchLine(data []byte, pos int) (ls, le int, ok bool) {
 			t = d.stepByte(s, b)
 			if t != d.matched {
 				s.fast[b] = t
+				if t == s {
+					s.stay[b] = 1
+					s.nstay++
+				}
 			}
 		} else {
 			var r rune
