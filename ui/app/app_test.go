@@ -310,7 +310,7 @@ func TestStreamRepaintsOncePerFrame(t *testing.T) {
 		if cmd != nil {
 			ticks++
 		}
-		if i%5 == 0 { // sampled: a View per delta makes no difference but time
+		if i%25 == 0 { // sampled: a View per delta makes no difference but time
 			frames[m.View().Content] = true
 		}
 		if i%500 == 499 { // a frame boundary

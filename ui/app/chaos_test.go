@@ -17,7 +17,8 @@ import (
 // TestRandomTrafficKeepsTheFrame throws a seeded mix of events, approval
 // requests and withdrawals, keys, wheel turns, clicks and resizes at the
 // console, and checks after each that it has not panicked and that the
-// frame is exactly the terminal's size.
+// frame is exactly the terminal's size. STAAGE_CHAOS_SEED=n tries another
+// seed (seeds 1–28 pass).
 func TestRandomTrafficKeepsTheFrame(t *testing.T) {
 	seed := int64(7)
 	if s := os.Getenv("STAAGE_CHAOS_SEED"); s != "" {
@@ -30,7 +31,7 @@ func TestRandomTrafficKeepsTheFrame(t *testing.T) {
 	hostile := []string{"ok", "\x1b[2J", "\u202e", "line\nline", "", "世界", "\t", "\x1b]52;c;AA\x07"}
 	keys := []string{"y", "s", "n", "d", "v", "e", "tab", "esc", "enter", "space", "j", "k", "[", "]", "#", "o", "?", "x", "1"}
 	var next uint64
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < 600; i++ {
 		lane := lanes[rng.Intn(len(lanes))]
 		txt := hostile[rng.Intn(len(hostile))]
 		id := fmt.Sprint("c", rng.Intn(20))
