@@ -226,6 +226,11 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 	if isQuit(cmd) {
 		t.Fatal("ctrl+c after the window quit")
 	}
+	send(m, key("x")) // another key in between disarms
+	_, cmd = m.Update(key("ctrl+c"))
+	if isQuit(cmd) {
+		t.Fatal("ctrl+c, a key, ctrl+c quit")
+	}
 	c.Add(500 * time.Millisecond)
 	_, cmd = m.Update(key("ctrl+c"))
 	if !isQuit(cmd) {

@@ -13,6 +13,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if s == "ctrl+c" {
 		return m.ctrlC()
 	}
+	// Any other key ends a pending quit and clears the last note.
+	m.quitArmed, m.flash = time.Time{}, ""
 	if m.modal.Visible() {
 		if cmd, ok := m.modal.Update(k); ok {
 			m.info.Pending = m.modal.Len()
