@@ -73,6 +73,8 @@ type (
 	quitDisarmMsg struct{ at time.Time }
 )
 
+const flashInterrupting = "interrupting…"
+
 // QuitWindow is how long the first ctrl+c waits for the second.
 const QuitWindow = 2 * time.Second
 
@@ -263,6 +265,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case turnDoneMsg:
 		m.running, m.cancel = false, nil
 		m.info.Running = false
+		if m.flash == flashInterrupting {
+			m.flash = ""
+		}
 		if msg.err != nil {
 			m.transcripts[m.lane].Notice(transcript.LevelError, msg.err.Error())
 		}
@@ -411,7 +416,7 @@ func (m *Model) Interrupt() bool {
 		return false
 	}
 	m.cancel()
-	m.flash = "interrupting…"
+	m.flash = flashInterrupting
 	return true
 }
 
