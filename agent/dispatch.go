@@ -45,7 +45,7 @@ func (s *Session) dispatch(ctx context.Context, t Turn, gate *approvals.Gate, fu
 		},
 	})
 	decided := ApprovalDecided{Lane: t.Lane, ID: c.ID, Tool: d.Name, Digest: d.Digest.String(),
-		Decision: string(approvals.Deny), Scope: string(out.Scope), Prefix: out.Prefix, Note: out.Note}
+		Decision: string(approvals.Deny), Scope: string(out.Scope), Prefix: out.Prefix, Note: out.Note, Asked: out.Asked}
 	if out.Approved {
 		decided.Decision = string(approvals.Approve)
 	}

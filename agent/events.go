@@ -99,6 +99,9 @@ type ApprovalDecided struct {
 	Scope    string `json:"scope"`    // "once" | "session" | "always" | "auto" | "never" | "prefix" ...
 	Prefix   string `json:"prefix,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Asked says the operator answered; false when a policy, a standing
+	// grant or a refused preview decided without asking.
+	Asked bool `json:"asked"`
 	// Edited is set when the operator changed the proposed content before
 	// approving; Input is then what runs.
 	Edited bool            `json:"edited,omitempty"`

@@ -213,6 +213,11 @@ func TestHeadlessDeniesRequired(t *testing.T) {
 	if len(res) != 1 || res[0].Refusal != tools.ApprovalDenied {
 		t.Fatalf("results %+v", res)
 	}
+	for _, e := range f.rec.all() {
+		if d, ok := e.(agent.ApprovalDecided); ok && d.Asked {
+			t.Fatalf("a headless denial says the operator was asked: %+v", d)
+		}
+	}
 	if len(*f.ran) != 0 {
 		t.Fatal("an unapproved call ran")
 	}
@@ -240,6 +245,9 @@ func TestApproverDecidesAndNoteReachesModel(t *testing.T) {
 	for _, e := range f.rec.all() {
 		if _, ok := e.(agent.ApprovalAsked); ok {
 			asked++
+		}
+		if d, ok := e.(agent.ApprovalDecided); ok && !d.Asked {
+			t.Fatalf("decision recorded as not asked: %+v", d)
 		}
 	}
 	if asked != 2 {

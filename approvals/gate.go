@@ -80,6 +80,9 @@ type Outcome struct {
 	Edited bool
 	// Refusal is set when the call must not run.
 	Refusal *tools.Refusal
+	// Asked says the operator answered; false when a policy, a grant or a
+	// failed preview decided without asking anyone.
+	Asked bool
 }
 
 // Check runs the approval rules of DESIGN, in order: NEVER runs; an
@@ -127,7 +130,9 @@ func (g *Gate) Check(ctx context.Context, p Pending) Outcome {
 		}
 		return refused(p.Call, tools.Refuse(tools.ApprovalDenied, "the approval could not be asked: "+err.Error()))
 	}
-	return g.apply(p, dec)
+	out := g.apply(p, dec)
+	out.Asked = true
+	return out
 }
 
 func refused(call tools.Call, r *tools.Refusal) Outcome {
