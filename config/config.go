@@ -119,7 +119,7 @@ type File struct {
 	Theme   string `toml:"theme"`
 	Auto    string `toml:"auto"`
 	// Providers holds per-provider settings, e.g. [providers.ollama]
-	// base_url = "http://gpu-box:11434/v1".
+	// base_url = "http://gpu-box.example:11434/v1".
 	Providers map[string]ProviderFile `toml:"providers"`
 	// Prices per model, keyed "provider/model" or a model id prefix.
 	Prices map[string]Price `toml:"prices"`

@@ -232,10 +232,10 @@ func TestLocalServers(t *testing.T) {
 		}
 	}
 	user := `[providers.ollama]
-base_url = "http://gpu-box:11434/v1"
+base_url = "http://gpu-box.example:11434/v1"
 `
 	cfg, _, err := load(t, user, "", env, Flags{Model: "ollama/qwen3:8b"})
-	if err != nil || cfg.BaseURL != "http://gpu-box:11434/v1" {
+	if err != nil || cfg.BaseURL != "http://gpu-box.example:11434/v1" {
 		t.Errorf("ollama base_url from user config: %+v %v", cfg, err)
 	}
 }
