@@ -265,3 +265,28 @@ func TestBareResumeOpensThePicker(t *testing.T) {
 		}
 	}
 }
+
+func TestExecTextOutputIsReadableAndInert(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte(sampleGo), 0o644)
+	script := writeScript(t, []map[string]any{
+		{"text": "Reading\x1b]52;c;cHduZWQ=\x07 now\x1b[2J.", "tool_calls": []map[string]any{
+			{"id": "r1", "name": "file_read", "input": map[string]any{"path": "main.go"}}}},
+		{"text": "All \u202edone\u202c."},
+	})
+	out, stderr, code := runStaage(t, testEnv(t), "exec", "--workspace", ws, "--script", script, "--sandbox", "off", "read it")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.ContainsAny(out+stderr, "\x1b\x07\u202e") {
+		t.Fatalf("control sequences reached the terminal: %q", out)
+	}
+	for _, want := range []string{"Reading", "→ file_read", "approval.denied", "All", "— end_turn"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(stderr, "sandbox:") {
+		t.Errorf("stderr does not state the sandbox: %s", stderr)
+	}
+}
