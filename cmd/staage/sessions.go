@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"staage/ui/picker"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -113,7 +114,7 @@ func sessionsList(_ context.Context, args []string, stdout, stderr io.Writer) er
 			started = s.Started.Local().Format("2006-01-02 15:04")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			cell(s.ID, 40), ago(now, s.LastActivity), started, cell(s.Provider, 32),
+			cell(s.ID, 40), picker.Ago(now, s.LastActivity), started, cell(s.Provider, 32),
 			humanSize(s.Size), cell(s.Workspace, 48), cell(prompt, 60))
 	}
 	return tw.Flush()
@@ -175,22 +176,6 @@ func cell(s string, width int) string {
 		return string(r[:width-1]) + "…"
 	}
 	return s
-}
-
-func ago(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case t.IsZero():
-		return "-"
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	default:
-		return t.Local().Format("2006-01-02")
-	}
 }
 
 func humanSize(n int64) string {

@@ -387,7 +387,7 @@ func (m Model) line(r row, now time.Time) string {
 	if r.s.Problem != "" {
 		mark = "! "
 	}
-	s := mark + pad(ago(now, r.s.LastActivity), 9) + "  " + pad(r.model, 22) + "  " + pad(r.ws, 24) + "  " + r.prompt
+	s := mark + pad(Ago(now, r.s.LastActivity), 9) + "  " + pad(r.model, 22) + "  " + pad(r.ws, 24) + "  " + r.prompt
 	s = ansi.Truncate(s, m.width, "…")
 	return s + strings.Repeat(" ", max(0, m.width-ansi.StringWidth(s)))
 }
@@ -410,7 +410,8 @@ func shortHome(p, home string) string {
 	return p
 }
 
-func ago(now, t time.Time) string {
+// Ago words how long ago t was, for session lists.
+func Ago(now, t time.Time) string {
 	d := now.Sub(t)
 	switch {
 	case t.IsZero():
