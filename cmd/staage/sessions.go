@@ -9,12 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"staage/ui/picker"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"staage/agent/journal"
+	"staage/ui/picker"
 	"staage/ui/sanitize"
 )
 
