@@ -123,6 +123,9 @@ type File struct {
 	Providers map[string]ProviderFile `toml:"providers"`
 	// Prices per model, keyed "provider/model" or a model id prefix.
 	Prices map[string]Price `toml:"prices"`
+	// MCP declares the MCP servers, [mcp.<name>] (user file only: see
+	// LoadMCP; a repository's table is ignored with a warning).
+	MCP map[string]MCPServerFile `toml:"mcp"`
 }
 
 // ProviderFile is one [providers.<name>] table.
