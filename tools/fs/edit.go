@@ -171,7 +171,8 @@ func matchLines(data, sub []byte, max int) []int {
 	return out
 }
 
-func (h *editHandler) Preview(ctx context.Context, call tools.Call) (tools.Preview, error) {
+func (h *editHandler) Preview(ctx context.Context, call tools.Call) (pv tools.Preview, err error) {
+	defer recoverPreview(&pv, &err)
 	p, r := h.plan(call)
 	if r != nil {
 		return nil, r
@@ -184,7 +185,8 @@ func (h *editHandler) Preview(ctx context.Context, call tools.Call) (tools.Previ
 	}}}, nil
 }
 
-func (h *editHandler) Run(ctx context.Context, call tools.Call) tools.Result {
+func (h *editHandler) Run(ctx context.Context, call tools.Call) (res tools.Result) {
+	defer recoverResult(call, &res)
 	p, r := h.plan(call)
 	if r != nil {
 		return r

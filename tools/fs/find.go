@@ -22,7 +22,8 @@ type FindPayload struct {
 
 type findHandler struct{ ws *workspace.Root }
 
-func (h *findHandler) Run(ctx context.Context, call tools.Call) tools.Result {
+func (h *findHandler) Run(ctx context.Context, call tools.Call) (res tools.Result) {
+	defer recoverResult(call, &res)
 	var a findArgs
 	if r := decode(call, &a); r != nil {
 		return r

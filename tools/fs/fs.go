@@ -146,6 +146,23 @@ func fail(err error) tools.Result {
 	return tools.Refuse(tools.ToolFailed, err.Error())
 }
 
+// recoverResult turns a panic in a handler into tool.failed: a bug in a
+// tool is reported to the model and the operator, never a crash of the
+// console.
+func recoverResult(call tools.Call, res *tools.Result) {
+	if r := recover(); r != nil {
+		*res = tools.Refuse(tools.ToolFailed, fmt.Sprintf("internal error (a bug): %v", r)).With("call", call.ID)
+	}
+}
+
+// recoverPreview is recoverResult for Preview.
+func recoverPreview(pv *tools.Preview, err *error) {
+	if r := recover(); r != nil {
+		*pv = nil
+		*err = tools.Refuse(tools.ToolFailed, fmt.Sprintf("internal error (a bug): %v", r))
+	}
+}
+
 // decode reads a call's canonical arguments into v.
 func decode(call tools.Call, v any) *tools.Refusal {
 	if err := call.Decode(v); err != nil {

@@ -37,7 +37,8 @@ type ReadPayload struct {
 
 type readHandler struct{ ws *workspace.Root }
 
-func (h *readHandler) Run(ctx context.Context, call tools.Call) tools.Result {
+func (h *readHandler) Run(ctx context.Context, call tools.Call) (res tools.Result) {
+	defer recoverResult(call, &res)
 	var a readArgs
 	if r := decode(call, &a); r != nil {
 		return r

@@ -3,6 +3,7 @@ package fs
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -92,8 +93,23 @@ func search(ctx context.Context, ws *workspace.Root, q *query, glob *matcher, af
 	done := make(chan *batch, 2)
 	var walkCapped bool
 	var lastWalked string
+	// A bug in a goroutine here must not take the process down: the
+	// call fails with tool.failed instead.
+	var crashMu sync.Mutex
+	var crash error
+	recoverTo := func(who string) {
+		if r := recover(); r != nil {
+			crashMu.Lock()
+			if crash == nil {
+				crash = fmt.Errorf("file_search %s panicked: %v", who, r)
+			}
+			crashMu.Unlock()
+			cancel()
+		}
+	}
 	go func() {
 		defer close(jobs)
+		defer recoverTo("walker")
 		cur := &batch{}
 		send := func() bool {
 			select {
@@ -134,6 +150,7 @@ func search(ctx context.Context, ws *workspace.Root, q *query, glob *matcher, af
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recoverTo("worker")
 			s := scanner{q: q, lim: lim, perFile: limit + 1}
 			if lim.bufs != nil {
 				if b, ok := lim.bufs.Get().(*[]byte); ok {
@@ -194,6 +211,9 @@ func search(ctx context.Context, ws *workspace.Root, q *query, glob *matcher, af
 		if stopped {
 			cancel()
 		}
+	}
+	if crash != nil {
+		return searchResult{}, crash
 	}
 	if stopped {
 		return res, nil

@@ -267,3 +267,14 @@ func TestSearchConcurrentCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchWorkerPanicIsAnError: a bug in a worker goroutine fails the
+// call; it does not crash the process. An empty query reaches the DFA path
+// with no program, which panics inside a worker.
+func TestSearchWorkerPanicIsAnError(t *testing.T) {
+	h := searchTree(t)
+	_, err := search(context.Background(), h.ws, &query{}, nil, cursor{}, 10, defaultSearchLimits())
+	if err == nil || !strings.Contains(err.Error(), "panicked") {
+		t.Fatalf("err = %v", err)
+	}
+}

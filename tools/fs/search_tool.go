@@ -29,7 +29,8 @@ type searchHandler struct {
 	bufs sync.Pool // read buffers, reused across calls
 }
 
-func (h *searchHandler) Run(ctx context.Context, call tools.Call) tools.Result {
+func (h *searchHandler) Run(ctx context.Context, call tools.Call) (res tools.Result) {
+	defer recoverResult(call, &res)
 	var a searchArgs
 	if r := decode(call, &a); r != nil {
 		return r
@@ -56,17 +57,17 @@ func (h *searchHandler) Run(ctx context.Context, call tools.Call) tools.Result {
 	}
 	lim := defaultSearchLimits()
 	lim.bufs = &h.bufs
-	res, err := search(ctx, h.ws, q, m, after, a.Limit, lim)
+	found, err := search(ctx, h.ws, q, m, after, a.Limit, lim)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Refuse(tools.ToolCancelled, "search interrupted")
 		}
 		return fail(err)
 	}
-	if res.matches == nil {
-		res.matches = []Match{}
+	if found.matches == nil {
+		found.matches = []Match{}
 	}
-	return tools.Ok{Payload: SearchPayload{Matches: res.matches, FilesScanned: res.files, Bounds: res.Bounds}}
+	return tools.Ok{Payload: SearchPayload{Matches: found.matches, FilesScanned: found.files, Bounds: found.Bounds}}
 }
 
 // Search runs one file_search page outside the tool machinery, for the

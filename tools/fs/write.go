@@ -138,7 +138,8 @@ func (p writePlan) diff() string {
 	return textdiff.Unified(oldPath, p.rel, string(p.old), p.a.Content, textdiff.DefaultContext)
 }
 
-func (h *writeHandler) Preview(ctx context.Context, call tools.Call) (tools.Preview, error) {
+func (h *writeHandler) Preview(ctx context.Context, call tools.Call) (pv tools.Preview, err error) {
+	defer recoverPreview(&pv, &err)
 	p, r := h.plan(call)
 	if r != nil {
 		return nil, r
@@ -153,7 +154,8 @@ func (h *writeHandler) Preview(ctx context.Context, call tools.Call) (tools.Prev
 	}}}, nil
 }
 
-func (h *writeHandler) Run(ctx context.Context, call tools.Call) tools.Result {
+func (h *writeHandler) Run(ctx context.Context, call tools.Call) (res tools.Result) {
+	defer recoverResult(call, &res)
 	p, r := h.plan(call)
 	if r != nil {
 		return r
