@@ -32,6 +32,9 @@ type lineDFA struct {
 	// that "nothing in progress" is one state (or two, or three), not one
 	// per class.
 	needWord, needLine bool
+	// maxStates is maxDFAStates (tests lower it to exercise the reset).
+	maxStates int
+	resets    int
 }
 
 // maxDFAStates bounds the cache; past it the cache is dropped and rebuilt,
@@ -64,7 +67,7 @@ type dstate struct {
 }
 
 func newLineDFA(prog *syntax.Prog) *lineDFA {
-	d := &lineDFA{prog: prog, seen: make([]uint32, len(prog.Inst)), matched: &dstate{}}
+	d := &lineDFA{prog: prog, seen: make([]uint32, len(prog.Inst)), matched: &dstate{}, maxStates: maxDFAStates}
 	for _, inst := range prog.Inst {
 		if inst.Op == syntax.InstEmptyWidth {
 			op := syntax.EmptyOp(inst.Arg)
@@ -187,10 +190,11 @@ func (d *lineDFA) step(s *dstate, r rune) *dstate {
 	}
 	slices.Sort(next)
 	next = slices.Compact(next)
-	if len(d.states) >= maxDFAStates {
+	if len(d.states) >= d.maxStates {
 		// Drop the cache; s stays valid (the caller holds it) and is
 		// re-interned as needed.
 		d.reset()
+		d.resets++
 	}
 	return d.state(next, classOf(r))
 }

@@ -11,7 +11,10 @@ import (
 // lineMatches lists the 0-based lines the DFA reports, and the lines the
 // confined regexp matches one by one: they must agree.
 func lineMatches(t testing.TB, q *query, text string) (dfa, re []int) {
-	d := newLineDFA(q.prog)
+	return lineMatchesWith(t, newLineDFA(q.prog), q, text)
+}
+
+func lineMatchesWith(t testing.TB, d *lineDFA, q *query, text string) (dfa, re []int) {
 	data := []byte(text)
 	pos := 0
 	for pos <= len(data) {
@@ -88,7 +91,8 @@ func compileProg(t testing.TB, p string) *syntax.Prog {
 }
 
 func TestLineDFACacheReset(t *testing.T) {
-	// Many distinct states: (a|b)*a(a|b){8} needs 2^9 DFA states.
+	// Many distinct states: (a|b)*a(a|b){8} needs 2^9 DFA states; with
+	// the cache capped at 16 it is dropped and rebuilt again and again.
 	q, err := compileQuery(`[ab]*a[ab]{8}x`, false)
 	if err != nil {
 		t.Fatal(err)
@@ -107,9 +111,14 @@ func TestLineDFACacheReset(t *testing.T) {
 		}
 		b.WriteByte('\n')
 	}
-	d, r := lineMatches(t, q, b.String())
+	dfa := newLineDFA(q.prog)
+	dfa.maxStates = 16
+	d, r := lineMatchesWith(t, dfa, q, b.String())
 	if !equalInts(d, r) {
 		t.Fatalf("dfa %v regexp %v", d, r)
+	}
+	if dfa.resets == 0 || len(r) == 0 {
+		t.Fatalf("the cache was never reset (%d resets, %d matches)", dfa.resets, len(r))
 	}
 }
 
