@@ -638,3 +638,18 @@ func TestApplyIgnoresWhitespaceConfig(t *testing.T) {
 		t.Fatal("whitespace altered")
 	}
 }
+
+// The schema offers write only with a worktree root; a call that reaches the
+// handler anyway (the schema is the first fence, not the only one) is refused.
+func TestWriteModeWithoutWorktreeRoot(t *testing.T) {
+	ts := toolset(t, delegate.Deps{Runner: &fakeRunner{child: editingChild(t)}})
+	tool, _ := ts.Lookup("task")
+	if _, ref := tool.Bind("t", "main", json.RawMessage(`{"objective":"Rename the flag parser in cmd/ to parseFlags","mode":"write"}`)); ref == nil || ref.Name != tools.ArgsInvalid {
+		t.Fatalf("schema let write through: %v", ref)
+	}
+	res := tool.Handler().Run(context.Background(), tools.Call{ID: "t", Lane: "main",
+		Args: json.RawMessage(`{"mode":"write","objective":"Rename the flag parser in cmd/ to parseFlags"}`)})
+	if r, ok := res.(*tools.Refusal); !ok || r.Name != tools.TaskMode {
+		t.Fatalf("handler: %#v", res)
+	}
+}
