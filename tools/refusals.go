@@ -52,4 +52,8 @@ const (
 	ToolInterrupted   RefusalName = "tool.interrupted" // started before a crash; never re-run silently
 	RailUnavailable   RefusalName = "rail.unavailable"
 	RegistryCollision RefusalName = "registry.collision"
+
+	// MCP servers (tools/mcp).
+	MCPError       RefusalName = "mcp.error"       // the server answered the call with isError or a protocol error
+	MCPUnavailable RefusalName = "mcp.unavailable" // the server is gone, timed out, or changed the tool since boot
 )
