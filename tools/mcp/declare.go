@@ -158,7 +158,7 @@ func short(print string) string {
 // listChanged runs when the server says its tools changed: list again now,
 // so the operator hears of it before the model calls a changed tool.
 func (s *server) listChanged() {
-	if s.closing.Load() || s.session == nil {
+	if s.closing.Load() || s.session.Load() == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.o.opts.ConnectTimeout)

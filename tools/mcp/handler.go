@@ -76,7 +76,7 @@ func (h *handler) Run(ctx context.Context, call tools.Call) tools.Result {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	res, err := s.session.CallTool(cctx, &sdk.CallToolParams{Name: h.raw, Arguments: args})
+	res, err := s.session.Load().CallTool(cctx, &sdk.CallToolParams{Name: h.raw, Arguments: args})
 	if err != nil {
 		return s.callError(ctx, cctx, "tools/call", err)
 	}

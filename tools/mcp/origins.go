@@ -206,7 +206,9 @@ type server struct {
 	stderr *tail
 	kill   context.CancelFunc // cancels the process context: kills the group
 
-	session *sdk.ClientSession // set once Connect succeeded
+	// session is set once Connect succeeded; a list_changed handler may
+	// read it from the connection's goroutine.
+	session atomic.Pointer[sdk.ClientSession]
 	pins    map[string]pin
 	exited  chan struct{} // closed when the connection ended
 	closing atomic.Bool
@@ -239,7 +241,7 @@ func (o *Origins) start(ctx context.Context, spec Server) (*server, []tools.Decl
 	session, err := client.Connect(cctx, &sdk.CommandTransport{Command: s.cmd, TerminateDuration: closeGrace}, nil)
 	var listed []*sdk.Tool
 	if err == nil {
-		s.session = session
+		s.session.Store(session)
 		stage = "tools/list"
 		listed, err = s.list(cctx)
 	}
@@ -290,7 +292,7 @@ func (s *server) list(ctx context.Context) ([]*sdk.Tool, error) {
 	cursor := ""
 	seen := map[string]bool{}
 	for page := 0; page < maxPages; page++ {
-		res, err := s.session.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
+		res, err := s.session.Load().ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, err
 		}
@@ -314,10 +316,10 @@ func (s *server) list(ctx context.Context) ([]*sdk.Tool, error) {
 // killed whatever happened.
 func (s *server) shutdown() {
 	s.closing.Store(true)
-	if s.session != nil {
+	if session := s.session.Load(); session != nil {
 		done := make(chan struct{})
 		go func() {
-			_ = s.session.Close()
+			_ = session.Close()
 			close(done)
 		}()
 		select {

@@ -18,7 +18,7 @@ import (
 )
 
 // testServer is a server spec that runs this test binary as an MCP server.
-func testServer(t *testing.T, name, mode string, env ...string) Server {
+func testServer(t testing.TB, name, mode string, env ...string) Server {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {

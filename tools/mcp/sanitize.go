@@ -24,6 +24,16 @@ func strip(s string) (string, int) {
 	b.Grow(len(s))
 	removed := 0
 	for i := 0; i < len(s); {
+		// Copy a run of plain ASCII in one write.
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < 0x7f || j < len(s) && (s[j] == '\n' || s[j] == '\t') {
+			j++
+		}
+		if j > i {
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
