@@ -110,7 +110,26 @@ func TestToolsBecomeDeclarationsWithMintedNames(t *testing.T) {
 	if !rep.Has(tools.NoteCollision) {
 		t.Errorf("no collision note: %+v", rep.Notes)
 	}
-	reportHas(t, o, "mcp notes: 13 tools (offered as notes__<tool>")
+	// A schema with an external reference is not offered.
+	if _, ok := ts.Lookup("notes__badref"); ok || !rep.Has(tools.NoteSchemaInvalid) {
+		t.Errorf("notes__badref offered, or not reported: %+v", rep.Notes)
+	}
+	// A raw name with an escape sequence is folded by the host, called
+	// by its raw name, and reported without the escape.
+	if p := okPayload(t, call(t, ts, "notes__evil__2Jname", `{}`)); p.Text != "odd" {
+		t.Errorf("odd name answered %q", p.Text)
+	}
+	for _, n := range rep.Notes {
+		if strings.ContainsRune(n.Message, 0x1b) {
+			t.Errorf("registry note carries ESC: %q", n.Message)
+		}
+	}
+	for _, l := range o.Report() {
+		if strings.ContainsRune(l, 0x1b) {
+			t.Errorf("report line carries ESC: %q", l)
+		}
+	}
+	reportHas(t, o, "mcp notes: 15 tools (offered as notes__<tool>")
 }
 
 func TestTwoServersWithTheSameToolNameAreBothOffered(t *testing.T) {
@@ -164,7 +183,7 @@ func TestEffectComesOnlyFromTheOperator(t *testing.T) {
 		t.Errorf("hints not shown: %q", lookup.Description)
 	}
 	reportHas(t, o,
-		`irreversible, as [mcp.notes] effects does not name them: "big", "die"`,
+		`irreversible, as [mcp.notes] effects does not name them: "badref", "big", "die"`,
 		`the server hints that "lookup" only read or are idempotent`,
 		`effects names tools the server does not list: "nope"`)
 }

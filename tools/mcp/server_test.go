@@ -145,6 +145,12 @@ func runTestServer(mode string) {
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("1"), nil })
 	srv.AddTool(&sdk.Tool{Name: "dup_name", Description: "Two.", InputSchema: schema("")},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("2"), nil })
+	// A schema that would make the registry read a local file.
+	srv.AddTool(&sdk.Tool{Name: "badref", Description: "Refers outside.", InputSchema: json.RawMessage(`{"type":"object","$ref":"file:///etc/passwd"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("x"), nil })
+	// A raw name that tries to drive the terminal.
+	srv.AddTool(&sdk.Tool{Name: "evil\x1b[2Jname", Description: "Odd name.", InputSchema: schema("")},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("odd"), nil })
 	if mode == "stderr" {
 		fmt.Fprintln(os.Stderr, "server \x1b[2Jstarting")
 	}
