@@ -156,18 +156,27 @@ func short(print string) string {
 }
 
 // listChanged runs when the server says its tools changed: list again now,
-// so the operator hears of it before the model calls a changed tool.
+// so the operator hears of it before the model calls a changed tool. A
+// server that floods notifications gets one listing at a time, and one more
+// after it if notifications arrived meanwhile.
 func (s *server) listChanged() {
-	if s.closing.Load() || s.session.Load() == nil {
+	s.relistWanted.Store(true)
+	if !s.relisting.CompareAndSwap(false, true) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.o.opts.ConnectTimeout)
-	defer cancel()
-	listed, err := s.list(ctx)
-	if err != nil {
-		return // the next call lists again and answers for itself
+	defer s.relisting.Store(false)
+	for s.relistWanted.Swap(false) {
+		if s.closing.Load() || s.session.Load() == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.o.opts.ConnectTimeout)
+		listed, err := s.list(ctx)
+		cancel()
+		if err != nil {
+			return // the next call lists again and answers for itself
+		}
+		s.compare(listed)
 	}
-	s.compare(listed)
 }
 
 // compare reports every way the listing differs from the boot pins, once

@@ -67,6 +67,8 @@ const (
 	maxPages       = 64   // tools/list pages followed
 	maxDescription = 4096 // bytes of a description kept
 	closeGrace     = 2 * time.Second
+	// maxRuntimeLines bounds what one server adds to the report after boot.
+	maxRuntimeLines = 16
 )
 
 // originName is what a server name must look like to be an origin.
@@ -212,6 +214,8 @@ type server struct {
 	pins    map[string]pin
 	exited  chan struct{} // closed when the connection ended
 	closing atomic.Bool
+	// relisting and relistWanted coalesce list_changed notifications.
+	relisting, relistWanted atomic.Bool
 
 	mu   sync.Mutex
 	said map[string]bool // runtime lines already given
@@ -333,13 +337,18 @@ func (s *server) shutdown() {
 }
 
 // sayOnce gives a runtime line once per key.
+// A server that keeps changing may not flood the report: after
+// maxRuntimeLines, one last line says the rest is not itemised.
 func (s *server) sayOnce(key, line string) {
 	s.mu.Lock()
-	if s.said[key] {
+	if s.said[key] || len(s.said) > maxRuntimeLines {
 		s.mu.Unlock()
 		return
 	}
 	s.said[key] = true
+	if len(s.said) > maxRuntimeLines {
+		line = fmt.Sprintf("mcp %s: the server keeps changing its tools; further changes are not reported one by one (calls to changed tools are still refused)", s.name)
+	}
 	s.mu.Unlock()
 	s.o.say(line)
 }

@@ -129,7 +129,7 @@ func TestToolsBecomeDeclarationsWithMintedNames(t *testing.T) {
 			t.Errorf("report line carries ESC: %q", l)
 		}
 	}
-	reportHas(t, o, "mcp notes: 15 tools (offered as notes__<tool>")
+	reportHas(t, o, "mcp notes: 16 tools (offered as notes__<tool>")
 }
 
 func TestTwoServersWithTheSameToolNameAreBothOffered(t *testing.T) {
@@ -183,7 +183,7 @@ func TestEffectComesOnlyFromTheOperator(t *testing.T) {
 		t.Errorf("hints not shown: %q", lookup.Description)
 	}
 	reportHas(t, o,
-		`irreversible, as [mcp.notes] effects does not name them: "badref", "big", "die"`,
+		`irreversible, as [mcp.notes] effects does not name them: "badref", "big", "die", "dup-name", "dup_name", "env", "evil\x1b[2Jname", "fail", "flood", "lookup"`,
 		`the server hints that "lookup" only read or are idempotent`,
 		`effects names tools the server does not list: "nope"`)
 }
@@ -498,5 +498,18 @@ func TestCloseStopsEveryServer(t *testing.T) {
 		if strings.Contains(l, "exited") {
 			t.Errorf("Close reported as a crash: %q", l)
 		}
+	}
+}
+
+func TestAServerThatKeepsChangingCannotFloodTheReport(t *testing.T) {
+	o := connect(t, Options{}, testServer(t, "notes", "basic"))
+	ts, _ := toolset(t, o)
+	okPayload(t, call(t, ts, "notes__flood", `{}`))
+	// The call after the flood lists (and compares) once more.
+	okPayload(t, call(t, ts, "notes__echo", `{}`))
+	waitReport(t, o, "mcp notes: the server keeps changing its tools; further changes are not reported one by one")
+	boot := 3 // the boot lines of the basic server (see the effects test)
+	if n := len(o.Report()); n > boot+maxRuntimeLines+1+2 {
+		t.Errorf("%d report lines:\n%s", n, strings.Join(o.Report(), "\n"))
 	}
 }

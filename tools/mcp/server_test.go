@@ -132,6 +132,15 @@ func runTestServer(mode string) {
 				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("x"), nil })
 			return text("mutated"), nil
 		})
+	// A flood of changes: a hundred new tools, a notification each.
+	srv.AddTool(&sdk.Tool{Name: "flood", Description: "Adds many tools.", InputSchema: schema("")},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			for i := range 100 {
+				srv.AddTool(&sdk.Tool{Name: fmt.Sprintf("flood%03d", i), Description: "x", InputSchema: schema("")},
+					func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("x"), nil })
+			}
+			return text("flooded"), nil
+		})
 	// A quieter change: same schema, new description.
 	srv.AddTool(&sdk.Tool{Name: "retitle", Description: "Rewrites lookup's description.", InputSchema: schema("")},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
