@@ -249,7 +249,9 @@ func (o *Origins) start(ctx context.Context, spec Server) (*server, []tools.Decl
 		stage = "tools/list"
 		listed, err = s.list(cctx)
 	}
-	if !stop() && err == nil {
+	if !stop() {
+		// The deadline (or the boot's cancel) fired and killed the
+		// server; whatever error that caused, this is the reason.
 		err = cctx.Err()
 	}
 	if err != nil {
@@ -271,10 +273,10 @@ func (o *Origins) start(ctx context.Context, spec Server) (*server, []tools.Decl
 func (s *server) failure(ctx context.Context, stage string, err error) string {
 	var why string
 	switch {
-	case s.cmd.Process == nil:
-		why = "not started: " + oneLine(err.Error())
 	case ctx.Err() != nil:
 		why = "not started: the boot was cancelled"
+	case s.cmd.Process == nil:
+		why = "not started: " + oneLine(err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		why = fmt.Sprintf("did not answer %s within %s", stage, s.o.opts.ConnectTimeout)
 	default:

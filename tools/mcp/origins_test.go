@@ -513,3 +513,17 @@ func TestAServerThatKeepsChangingCannotFloodTheReport(t *testing.T) {
 		t.Errorf("%d report lines:\n%s", n, strings.Join(o.Report(), "\n"))
 	}
 }
+
+func TestACancelledBootStartsNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o, err := Connect(ctx, []Server{testServer(t, "notes", "basic")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if len(o.Declarations()) != 0 {
+		t.Error("a cancelled boot declared tools")
+	}
+	reportHas(t, o, "mcp notes: not started: the boot was cancelled; no tools from it")
+}
