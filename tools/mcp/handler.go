@@ -128,7 +128,7 @@ func (s *server) callError(ctx, cctx context.Context, method string, err error) 
 	case errors.As(err, &wire) && wire.Code != -32003 && wire.Code != -32004:
 		// -32003/-32004 are the SDK's own "closing" errors, not the
 		// server's answer.
-		msg, _ := clip(oneLine(wire.Message), maxErrorText)
+		msg, _ := clip(s.line(wire.Message), maxErrorText)
 		return tools.Refuse(tools.MCPError, fmt.Sprintf("MCP server %s refused %s: %s", s.name, method, msg)).
 			With("server", s.name).With("code", wire.Code)
 	default:
@@ -168,11 +168,15 @@ func (s *server) payload(res *sdk.CallToolResult, max int) Payload {
 	// to clean; the strip can only shorten it.
 	joined, cut := clip(joined, max)
 	p.Text, p.Stripped = strip(joined)
+	p.Text = s.hide(p.Text)
 	p.Truncated = cut
 	if res.StructuredContent != nil {
 		b, err := json.Marshal(res.StructuredContent)
+		if err == nil && s.secret != nil {
+			b = []byte(s.secret.Replace(string(b)))
+		}
 		switch {
-		case err != nil:
+		case err != nil || !json.Valid(b):
 			p.Omitted = append(p.Omitted, Omitted{Type: "structured"})
 		case len(b) > max-len(p.Text):
 			p.Omitted = append(p.Omitted, Omitted{Type: "structured", Bytes: len(b)})

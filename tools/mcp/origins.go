@@ -207,6 +207,7 @@ type server struct {
 	cmd    *exec.Cmd
 	stderr *tail
 	kill   context.CancelFunc // cancels the process context: kills the group
+	secret *strings.Replacer  // hides configured credentials; may be nil
 
 	// session is set once Connect succeeded; a list_changed handler may
 	// read it from the connection's goroutine.
@@ -227,6 +228,7 @@ func (o *Origins) start(ctx context.Context, spec Server) (*server, []tools.Decl
 	s := &server{
 		name: spec.Name, o: o, stderr: &tail{}, kill: kill,
 		exited: make(chan struct{}), said: map[string]bool{}, pins: map[string]pin{},
+		secret: redactor(spec.Env),
 	}
 	s.cmd = command(procCtx, spec, serverEnv(o.opts.Env, spec.Env), o.opts.Dir, s.stderr)
 	client := sdk.NewClient(&sdk.Implementation{Name: "staage", Version: "1"}, &sdk.ClientOptions{
@@ -276,17 +278,28 @@ func (s *server) failure(ctx context.Context, stage string, err error) string {
 	case ctx.Err() != nil:
 		why = "not started: the boot was cancelled"
 	case s.cmd.Process == nil:
-		why = "not started: " + oneLine(err.Error())
+		why = "not started: " + s.line(err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		why = fmt.Sprintf("did not answer %s within %s", stage, s.o.opts.ConnectTimeout)
 	default:
-		why = fmt.Sprintf("failed at %s: %s", stage, oneLine(err.Error()))
+		why = fmt.Sprintf("failed at %s: %s", stage, s.line(err.Error()))
 	}
 	return fmt.Sprintf("mcp %s: %s%s; no tools from it", s.name, why, s.stderrNote())
 }
 
+// hide replaces configured credentials in server text.
+func (s *server) hide(text string) string {
+	if s.secret == nil {
+		return text
+	}
+	return s.secret.Replace(text)
+}
+
+// line is server text made fit for one report line or refusal message.
+func (s *server) line(text string) string { return s.hide(oneLine(text)) }
+
 func (s *server) stderrNote() string {
-	if l := s.stderr.last(); l != "" {
+	if l := s.hide(s.stderr.last()); l != "" {
 		return fmt.Sprintf(" (its stderr: %q)", l)
 	}
 	return ""

@@ -129,7 +129,7 @@ func TestToolsBecomeDeclarationsWithMintedNames(t *testing.T) {
 			t.Errorf("report line carries ESC: %q", l)
 		}
 	}
-	reportHas(t, o, "mcp notes: 16 tools (offered as notes__<tool>")
+	reportHas(t, o, "mcp notes: 17 tools (offered as notes__<tool>")
 }
 
 func TestTwoServersWithTheSameToolNameAreBothOffered(t *testing.T) {
@@ -183,7 +183,7 @@ func TestEffectComesOnlyFromTheOperator(t *testing.T) {
 		t.Errorf("hints not shown: %q", lookup.Description)
 	}
 	reportHas(t, o,
-		`irreversible, as [mcp.notes] effects does not name them: "badref", "big", "die", "dup-name", "dup_name", "env", "evil\x1b[2Jname", "fail", "flood", "lookup"`,
+		`irreversible, as [mcp.notes] effects does not name them: "badref", "big", "die", "dup-name", "dup_name", "env", "evil\x1b[2Jname", "fail", "flood", "leak", "lookup"`,
 		`the server hints that "lookup" only read or are idempotent`,
 		`effects names tools the server does not list: "nope"`)
 }
@@ -526,4 +526,20 @@ func TestACancelledBootStartsNothing(t *testing.T) {
 		t.Error("a cancelled boot declared tools")
 	}
 	reportHas(t, o, "mcp notes: not started: the boot was cancelled; no tools from it")
+}
+
+func TestConfiguredSecretsAreRedacted(t *testing.T) {
+	const token = "ghp_s3cr3tTOKENvalue0123456789"
+	o := connect(t, Options{},
+		testServer(t, "notes", "basic", "GITHUB_TOKEN="+token),
+		testServer(t, "broken", "crashleak", "GITHUB_TOKEN="+token))
+	ts, _ := toolset(t, o)
+	p := okPayload(t, call(t, ts, "notes__leak", `{}`))
+	if p.Text != "token=[redacted]" || string(p.Structured) != `{"token":"[redacted]"}` {
+		t.Errorf("payload %q %s", p.Text, p.Structured)
+	}
+	reportHas(t, o, `(its stderr: "401: token [redacted] was rejected")`)
+	if strings.Contains(strings.Join(o.Report(), "\n"), token) {
+		t.Error("the token reached the report")
+	}
 }

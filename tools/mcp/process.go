@@ -72,6 +72,25 @@ func serverEnv(console, configured []string) []string {
 	return append(kept, configured...)
 }
 
+// redactor replaces the values of the server's configured environment that
+// may be credentials (by name or shape, or simply long) wherever server text
+// is passed on: a server that echoes its token in an error or on stderr must
+// not put it in the report, the journal or the model's context. Nil when
+// there is nothing to hide.
+func redactor(configured []string) *strings.Replacer {
+	var pairs []string
+	for _, kv := range configured {
+		k, v, _ := strings.Cut(kv, "=")
+		if len(v) >= 6 && (sandbox.IsSecret(k, v) || len(v) >= 16) {
+			pairs = append(pairs, v, "[redacted]")
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	return strings.NewReplacer(pairs...)
+}
+
 // command builds the server's process. procCtx owns its life: cancelling it
 // kills the whole group. Setsid gives the server no controlling terminal, so
 // it cannot type into the console's (TIOCSTI).

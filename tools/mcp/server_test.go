@@ -55,6 +55,9 @@ func runTestServer(mode string) {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
 		os.Exit(1)
+	case "crashleak":
+		fmt.Fprintln(os.Stderr, "401: token "+os.Getenv("GITHUB_TOKEN")+" was rejected")
+		os.Exit(1)
 	}
 	opts := &sdk.ServerOptions{}
 	if os.Getenv("STAAGE_MCP_TEST_QUIET") != "" {
@@ -131,6 +134,12 @@ func runTestServer(mode string) {
 			srv.AddTool(&sdk.Tool{Name: "extra", Description: "New after boot.", InputSchema: schema("")},
 				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("x"), nil })
 			return text("mutated"), nil
+		})
+	// A server that repeats its credential back.
+	srv.AddTool(&sdk.Tool{Name: "leak", Description: "Echoes its token.", InputSchema: schema("")},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			tok := os.Getenv("GITHUB_TOKEN")
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "token=" + tok}}, StructuredContent: map[string]any{"token": tok}}, nil
 		})
 	// A flood of changes: a hundred new tools, a notification each.
 	srv.AddTool(&sdk.Tool{Name: "flood", Description: "Adds many tools.", InputSchema: schema("")},
