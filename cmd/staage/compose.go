@@ -111,6 +111,9 @@ func compose(ctx context.Context, opts bootOptions, approver approvals.Approver,
 		Sandbox: rt.Sandbox, Cost: model.cost,
 	})
 	tb.children.session, tb.children.gate, tb.children.notes = rt.Session, gate, tb.notes
+	// From here on, what an MCP server does (exits, changes a tool) is
+	// shown as it happens.
+	tb.notices.attach(sink)
 	if jr != nil && jr.replay != nil {
 		restored := rt.Session.Restore(jr.replay)
 		rt.Restored, rt.History = &restored, jr.replay
@@ -134,6 +137,7 @@ type toolBoot struct {
 	always   *approvals.GrantFile
 	notes    *notes.Store
 	children *childRunner
+	notices  *lateNotices
 	toolset  *tools.Toolset
 	report   tools.Report
 	lines    []string
@@ -150,7 +154,7 @@ func composeTools(ctx context.Context, opts bootOptions, dir string) (_ *toolBoo
 	if err != nil {
 		return nil, &exitError{code: 2, msg: fmt.Sprintf("workspace %s: %v", dir, err)}
 	}
-	tb := &toolBoot{ws: ws, notes: notes.NewStore(), children: &childRunner{}, close: func() {}}
+	tb := &toolBoot{ws: ws, notes: notes.NewStore(), children: &childRunner{}, notices: &lateNotices{}, close: func() {}}
 	if swept, err := ws.SweepTemps(ctx); err == nil && swept > 0 {
 		tb.lines = append(tb.lines, fmt.Sprintf("swept %d temporary file(s) left by an interrupted write", swept))
 	}
@@ -182,6 +186,11 @@ func composeTools(ctx context.Context, opts bootOptions, dir string) (_ *toolBoo
 	}
 	tb.lines = append(tb.lines, tb.always.Problems()...)
 
+	extra, err := connectMCP(ctx, opts, tb)
+	if err != nil {
+		return nil, err
+	}
+
 	userSkills, _ := xdg.ConfigFile(filepath.Join("staage", "skills"))
 	tb.toolset, tb.report, err = toolset.Compose(toolset.Options{
 		Workspace: ws, Sandbox: tb.sandbox, Env: os.Environ(), BashTimeout: opts.BashTimeout,
@@ -189,6 +198,7 @@ func composeTools(ctx context.Context, opts bootOptions, dir string) (_ *toolBoo
 		Skills:     skills.Dirs{Workspace: filepath.Join(ws.Dir(), ".staage", "skills"), User: userSkills},
 		Delegation: opts.Delegate, Children: tb.children, WorktreeRoot: opts.Worktrees,
 		DevCheck: opts.DevCheck, Rails: rails.FromEnv(os.Getenv), RequireRails: opts.RequireRails,
+		Extra: extra,
 	})
 	if err != nil {
 		return nil, &exitError{code: 2, msg: err.Error()}

@@ -17,6 +17,10 @@ func TestMain(m *testing.M) {
 	if handled, code := sandbox.HelperMain(); handled {
 		os.Exit(code)
 	}
+	if os.Getenv(mcpServerEnv) != "" {
+		runMCPTestServer()
+		os.Exit(0)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

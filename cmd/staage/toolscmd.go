@@ -47,8 +47,9 @@ func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		doc := struct {
 			Tools   []toolJSON   `json:"tools"`
 			Report  []tools.Note `json:"report"`
+			Boot    []string     `json:"boot"`
 			Sandbox string       `json:"sandbox"`
-		}{Sandbox: rt.sandbox.Describe(), Report: rt.report.Notes}
+		}{Sandbox: rt.sandbox.Describe(), Report: rt.report.Notes, Boot: rt.lines}
 		for _, d := range rt.toolset.Descriptors() {
 			doc.Tools = append(doc.Tools, toolJSON{d.Name, d.Origin, d.RawName, d.Policy, d.Effect, d.Digest.String(), d.Description, d.Schema})
 		}
