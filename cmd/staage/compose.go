@@ -34,6 +34,8 @@ type bootRuntime struct {
 	Demo    bool
 	// DemoPrompt is sent automatically when the demo starts.
 	DemoPrompt string
+	// System is the system prompt the model is given.
+	System string
 	// BootReport is the boot report in lines for the operator.
 	BootReport []string
 	// Restored is set when a journaled session was resumed; History holds
@@ -81,7 +83,7 @@ func compose(ctx context.Context, opts bootOptions, approver approvals.Approver,
 	rt := &bootRuntime{
 		Toolset: tb.toolset, Report: tb.report, Workspace: tb.ws.Dir(),
 		ProviderName: model.provider.Name(), Sandbox: tb.sandbox.Describe(),
-		Demo: model.demo, DemoPrompt: model.demoPrompt,
+		Demo: model.demo, DemoPrompt: model.demoPrompt, System: model.system,
 		BootReport: append(append([]string(nil), model.lines...), tb.lines...),
 	}
 

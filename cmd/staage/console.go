@@ -46,6 +46,8 @@ func runConsole(ctx context.Context, opts bootOptions) error {
 		Env:        app.EnvFromOS(),
 		Notify:     app.NotifySupported(),
 		Context:    ctx,
+		// alt+s shows what the model is told, AGENTS.md included.
+		SystemPrompt: rt.System,
 	}
 	if rt.Demo {
 		cfg.AutoPrompt = rt.DemoPrompt

@@ -7,6 +7,7 @@ import (
 
 	"staage/agent"
 	"staage/agent/provider/script"
+	"staage/config"
 	"staage/demo"
 )
 
@@ -79,7 +80,9 @@ func demoModel(ctx context.Context) (*modelSetup, error) {
 	return &modelSetup{
 		provider: p.WithName("offline demo"), demo: true, demoPrompt: demo.Prompt(),
 		workspace: dir, close: cleanup, resumed: func(evs []agent.Event) { p.Skip(countResponses(evs)) },
-		system: "offline demo",
+		// What a real model would be told in this workspace (its
+		// AGENTS.md included), so alt+s shows something true.
+		system: config.SystemPrompt(dir),
 	}, nil
 }
 

@@ -49,6 +49,8 @@ type Config struct {
 	Now func() time.Time
 	// Context is the parent of every turn.
 	Context context.Context
+	// SystemPrompt is what the model is told; alt+s shows it.
+	SystemPrompt string
 }
 
 // Focus is the pane that receives keys.
@@ -101,6 +103,7 @@ type Model struct {
 	focus              Focus
 	showPlan, showDesk bool
 	help               bool
+	system             systemView
 	running            bool
 	cancel             context.CancelFunc
 	frameScheduled     bool
@@ -127,7 +130,8 @@ func New(cfg Config) *Model {
 		plans:       map[string]*panes.Plan{},
 		desks:       map[string]*panes.Desk{},
 		showPlan:    true, showDesk: true,
-		w: 80, h: 24,
+		system: systemView{text: cfg.SystemPrompt},
+		w:      80, h: 24,
 	}
 	if cfg.Env.Override == "" && cfg.Env.NoColor == "" {
 		cfg.Env.DarkBackground = true

@@ -25,6 +25,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if m.system.open && m.system.key(s, m.pageSize()) {
+		return nil
+	}
 	if m.help {
 		if s == "esc" || s == "?" || s == "q" || s == "f1" {
 			m.help = false
@@ -64,6 +67,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "ctrl+o":
 		m.cur().ToggleSelected()
+		return nil
+	case "alt+s":
+		m.system.open, m.system.offset = true, 0
 		return nil
 	case "alt+p":
 		m.showPlan = !m.showPlan

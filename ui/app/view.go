@@ -142,6 +142,9 @@ func (m *Model) render() string {
 	if m.help {
 		lines = m.overlay(lines, m.helpBox(), false)
 	}
+	if m.system.open {
+		lines = m.overlay(lines, m.systemBox(), false)
+	}
 	if m.modal.Visible() {
 		lines = m.overlay(lines, m.modal.View(), true)
 	}
@@ -265,6 +268,7 @@ func (m *Model) helpBox() string {
 		{"ctrl+o", "expand the selected (or last) tool card"},
 		{"alt+p alt+d", "toggle the plan / desk pane"},
 		{"alt+[ alt+]", "previous / next lane"},
+		{"alt+s", "show the system prompt the model is given"},
 	})...)
 	ls = append(ls, sec("transcript focus", [][2]string{
 		{"j/k g/G", "scroll, top, bottom"},
