@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 
 	"staage/tools"
 )
@@ -171,31 +172,37 @@ func readGrantFile(path string) ([]byte, error) {
 }
 
 func (gf *GrantFile) load() error {
+	gf.grants, gf.problems = gf.readVerified()
+	return nil
+}
+
+// readVerified reads the file and keeps the grants whose MAC verifies; the
+// rest, and any reason the file could not be used, are problems.
+func (gf *GrantFile) readVerified() ([]Grant, []string) {
 	b, err := readGrantFile(gf.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		gf.problems = append(gf.problems, fmt.Sprintf("%s cannot be read: %v; no always-grants loaded", gf.path, err))
-		return nil
+		return nil, []string{fmt.Sprintf("%s cannot be read: %v; no always-grants loaded", gf.path, err)}
 	}
 	var doc grantFileJSON
 	if err := json.Unmarshal(b, &doc); err != nil {
-		gf.problems = append(gf.problems, fmt.Sprintf("%s is not valid JSON (%v); no always-grants loaded", gf.path, err))
-		return nil
+		return nil, []string{fmt.Sprintf("%s is not valid JSON (%v); no always-grants loaded", gf.path, err)}
 	}
 	if doc.Version != GrantFileVersion {
-		gf.problems = append(gf.problems, fmt.Sprintf("%s has version %d, want %d; no always-grants loaded", gf.path, doc.Version, GrantFileVersion))
-		return nil
+		return nil, []string{fmt.Sprintf("%s has version %d, want %d; no always-grants loaded", gf.path, doc.Version, GrantFileVersion)}
 	}
+	var grants []Grant
+	var problems []string
 	for _, e := range doc.Grants {
 		if !hmac.Equal([]byte(e.MAC), []byte(gf.mac(e.Grant))) {
-			gf.problems = append(gf.problems, fmt.Sprintf("always-grant for %q (%s) was not written by this operator's staage; ignored", e.Tool, e.Digest.Short()))
+			problems = append(problems, fmt.Sprintf("always-grant for %q (%s) was not written by this operator's staage; ignored", e.Tool, e.Digest.Short()))
 			continue
 		}
-		gf.grants = append(gf.grants, e.Grant)
+		grants = append(grants, e.Grant)
 	}
-	return nil
+	return grants, problems
 }
 
 // Grants returns the verified grants.
@@ -219,7 +226,22 @@ func (gf *GrantFile) Add(g Grant) error {
 	if slices.Contains(gf.grants, g) {
 		return nil
 	}
-	next := append(slices.Clone(gf.grants), g)
+	// Another staage on the same workspace may have added grants since
+	// this one read the file: read, merge and write under a lock, so
+	// neither loses the other's.
+	unlock, err := gf.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	onDisk, _ := gf.readVerified()
+	next := slices.Clone(gf.grants)
+	for _, d := range onDisk {
+		if !slices.Contains(next, d) {
+			next = append(next, d)
+		}
+	}
+	next = append(next, g)
 	doc := grantFileJSON{Version: GrantFileVersion}
 	for _, x := range next {
 		doc.Grants = append(doc.Grants, grantEntryJSON{Grant: x, MAC: gf.mac(x)})
@@ -290,4 +312,28 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("grants: %w", err)
 	}
 	return nil
+}
+
+// lock takes an exclusive flock on .staage/.grants.lock for a
+// read-merge-write of the grants file.
+func (gf *GrantFile) lock() (func(), error) {
+	dir := filepath.Dir(gf.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("grants: %w", err)
+	}
+	if err := notLinkedDir(dir); err != nil {
+		return nil, fmt.Errorf("grants: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".grants.lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("grants lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("grants lock: %w", err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }

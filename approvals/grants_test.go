@@ -445,8 +445,10 @@ func TestStaageSymlinkIsNotFollowed(t *testing.T) {
 	if after := mustRead(t, filepath.Join(outside, "planted", "grants.json")); after != before {
 		t.Error("the grant was written through the link, outside the workspace")
 	}
+	// grants.json and the lock file were made by the first Add, while
+	// .staage was still a real directory; nothing may have been added since.
 	entries, _ := os.ReadDir(filepath.Join(outside, "planted"))
-	if len(entries) != 1 {
+	if len(entries) != 2 {
 		t.Errorf("files written outside the workspace: %v", entries)
 	}
 }
