@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -228,7 +229,9 @@ func (r *Root) writeTemp(dir, base string, data []byte, mode fs.FileMode, old fs
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return "", fmt.Errorf("temp name: %w", err)
 	}
-	name := TempPrefix + hex.EncodeToString(rnd[:]) + "-" + base
+	// The writer's pid is in the name, so a sweep at another staage's boot
+	// can tell a crashed writer's leftover from a live writer's temp.
+	name := TempPrefix + "p" + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:]) + "-" + base
 	if len(name) > 255 {
 		name = name[:255]
 	}
@@ -322,7 +325,7 @@ func sweepDir(ctx context.Context, dir *os.File, rel string, n *int) error {
 			if err != nil {
 				return err
 			}
-		case e.Type().IsRegular() && strings.HasPrefix(name, TempPrefix):
+		case e.Type().IsRegular() && strings.HasPrefix(name, TempPrefix) && !writerAlive(name):
 			if err := syscall.Unlinkat(fd, name); err != nil && !errors.Is(err, syscall.ENOENT) {
 				return fmt.Errorf("remove %s: %w", path.Join(rel, name), err)
 			}
@@ -336,4 +339,26 @@ func sweepDir(ctx context.Context, dir *os.File, rel string, n *int) error {
 // (the test git and ripgrep use).
 func IsBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0
+}
+
+// writerAlive reports whether a temp file's name says it belongs to a
+// process that is still running (another staage writing in this workspace
+// right now). This process's own pid counts as dead: at boot it has written
+// nothing yet, so a temp with its pid is a leftover of an earlier process
+// that had the same pid.
+func writerAlive(name string) bool {
+	rest, ok := strings.CutPrefix(name, TempPrefix+"p")
+	if !ok {
+		return false
+	}
+	digits, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return false
+	}
+	pid, err := strconv.Atoi(digits)
+	if err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

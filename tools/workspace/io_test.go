@@ -2,8 +2,10 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -228,4 +230,40 @@ func assertNoTemps(t *testing.T, dir string) {
 		}
 		return nil
 	})
+}
+
+// A temp file of a writer that is still running (another staage in the same
+// workspace) is left alone; a dead writer's leftover is swept.
+func TestSweepSparesLiveWriters(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := exec.Command("sleep", "30")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	liveName := fmt.Sprintf("%sp%d-aa-x.txt", TempPrefix, live.Process.Pid)
+	deadName := fmt.Sprintf("%sp%d-bb-x.txt", TempPrefix, dead.Process.Pid)
+	for _, n := range []string{liveName, deadName} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := r.SweepTemps(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("swept %d, %v", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, liveName)); err != nil {
+		t.Fatal("a live writer's temp was removed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, deadName)); err == nil {
+		t.Fatal("a dead writer's temp was kept")
+	}
 }
