@@ -115,7 +115,7 @@ func sessionsList(_ context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			cell(s.ID, 40), picker.Ago(now, s.LastActivity), started, cell(s.Provider, 32),
-			humanSize(s.Size), cell(s.Workspace, 48), cell(prompt, 60))
+			picker.HumanSize(s.Size), cell(s.Workspace, 48), cell(prompt, 60))
 	}
 	return tw.Flush()
 }
@@ -176,15 +176,4 @@ func cell(s string, width int) string {
 		return string(r[:width-1]) + "…"
 	}
 	return s
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
 }

@@ -362,14 +362,15 @@ func (m Model) status() string {
 	if !s.Started.IsZero() {
 		parts = append(parts, "started "+s.Started.In(m.opts.Location).Format("2006-01-02 15:04"))
 	}
-	parts = append(parts, humanSize(s.Size))
+	parts = append(parts, HumanSize(s.Size))
 	if s.Workspace != "" {
 		parts = append(parts, sanitize.Line(s.Workspace))
 	}
 	return strings.Join(parts, " · ")
 }
 
-func humanSize(n int64) string {
+// HumanSize words a journal size for session lists.
+func HumanSize(n int64) string {
 	switch {
 	case n < 1<<10:
 		return fmt.Sprintf("%d B", n)
